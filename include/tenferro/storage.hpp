@@ -1,0 +1,56 @@
+// Reference-counted element buffers.
+//
+// Note [Storage ownership]: a Storage is created by an allocator (the heap, or an engine's buffer
+// pool) with one reference. Tensors share it through StoragePtr. When the last reference drops --
+// on any thread, inside or outside an operation -- `release` runs and hands the bytes back to
+// whoever made them (free, or the pool's free list). An allocator must therefore keep itself alive
+// while it has storages outstanding. Data is 64-byte aligned and uninitialised when handed out.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace tenferro {
+
+struct Storage {
+  std::atomic<std::uint32_t> refs{1};
+  void* data = nullptr;
+  std::size_t bytes = 0;                      // usable bytes at data
+  void (*release)(Storage*) noexcept = nullptr;  // frees data and this header
+  void* owner = nullptr;                       // allocator-private
+};
+
+/// A heap storage of `bytes` (64-byte aligned data, uninitialised). Never returns null.
+Storage* heap_storage(std::size_t bytes);
+
+/// Intrusive shared pointer to a Storage (one atomic per copy, no control block).
+class StoragePtr {
+ public:
+  StoragePtr() noexcept = default;
+  /// Adopts the reference the allocator handed out.
+  explicit StoragePtr(Storage* s) noexcept : s_(s) {}
+  StoragePtr(const StoragePtr& o) noexcept : s_(o.s_) {
+    if (s_) s_->refs.fetch_add(1, std::memory_order_relaxed);
+  }
+  StoragePtr(StoragePtr&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  StoragePtr& operator=(StoragePtr o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  ~StoragePtr() { reset(); }
+  void reset() noexcept {
+    if (s_ && s_->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) s_->release(s_);
+    s_ = nullptr;
+  }
+  Storage* get() const noexcept { return s_; }
+  Storage* operator->() const noexcept { return s_; }
+  explicit operator bool() const noexcept { return s_ != nullptr; }
+  std::uint32_t use_count() const noexcept { return s_ ? s_->refs.load(std::memory_order_relaxed) : 0; }
+
+ private:
+  Storage* s_ = nullptr;
+};
+
+}  // namespace tenferro
