@@ -1,0 +1,4 @@
+// Placeholder: filled by the autodiff module.
+#pragma once
+
+#include "tenferro/tensor.hpp"

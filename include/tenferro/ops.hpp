@@ -1,0 +1,8 @@
+// All eager operations. Each is a primitive of the catalog (see docs/architecture.md).
+#pragma once
+
+#include "tenferro/eager.hpp"
+#include "tenferro/ops/contract.hpp"
+#include "tenferro/ops/elementwise.hpp"
+#include "tenferro/ops/reduce.hpp"
+#include "tenferro/ops/structural.hpp"

@@ -1,0 +1,4 @@
+// Placeholder: filled by the contract family.
+#pragma once
+
+#include "tenferro/tensor.hpp"

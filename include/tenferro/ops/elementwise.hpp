@@ -1,0 +1,4 @@
+// Placeholder: filled by the elementwise family.
+#pragma once
+
+#include "tenferro/tensor.hpp"

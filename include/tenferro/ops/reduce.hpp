@@ -1,0 +1,4 @@
+// Placeholder: filled by the reduce family.
+#pragma once
+
+#include "tenferro/tensor.hpp"

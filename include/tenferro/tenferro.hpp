@@ -1,0 +1,10 @@
+// The umbrella header: everything public.
+#pragma once
+
+#include "tenferro/autodiff.hpp"
+#include "tenferro/cpu.hpp"
+#include "tenferro/dtype.hpp"
+#include "tenferro/error.hpp"
+#include "tenferro/ops.hpp"
+#include "tenferro/tensor.hpp"
+#include "tenferro/trace.hpp"

@@ -1,0 +1,4 @@
+// Placeholder: filled by the trace module.
+#pragma once
+
+#include "tenferro/tensor.hpp"

@@ -1,0 +1,236 @@
+#include "tenferro/tensor.hpp"
+
+#include <cstring>
+#include <limits>
+
+#include "core/strided.hpp"
+
+namespace tenferro {
+
+std::string dims_to_string(std::span<const std::int64_t> dims) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+std::int64_t dims_numel(std::span<const std::int64_t> shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+Dims contiguous_strides(std::span<const std::int64_t> shape) {
+  Dims s(shape.size(), 0);
+  std::int64_t acc = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= shape[i] == 0 ? 1 : shape[i];
+  }
+  return s;
+}
+
+namespace {
+void check_shape(std::span<const std::int64_t> shape, const char* op) {
+  std::int64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0)
+      throw Error(ErrorKind::InvalidArgument, std::string(op) + ": negative dimension in shape " +
+                                                  dims_to_string(shape) +
+                                                  "; expected every dimension >= 0");
+    if (d > 0 && n > std::numeric_limits<std::int64_t>::max() / d)
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string(op) + ": shape " + dims_to_string(shape) + " has too many elements");
+    n *= d;
+  }
+}
+}  // namespace
+
+Tensor::Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset, DType dtype) {
+  check_shape(shape, "Tensor");
+  if (strides.size() != shape.size())
+    throw Error(ErrorKind::InvalidArgument, "Tensor: strides " + dims_to_string(strides) +
+                                                " do not match the rank of shape " +
+                                                dims_to_string(shape));
+  std::int64_t n = dims_numel(shape);
+  if (storage && n > 0) {
+    // The addressed range [lo, hi] must lie inside the storage.
+    std::int64_t lo = offset, hi = offset;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      std::int64_t ext = (shape[i] - 1) * strides[i];
+      (ext < 0 ? lo : hi) += ext;
+    }
+    auto cap = static_cast<std::int64_t>(storage->bytes / dtype_size(dtype));
+    if (lo < 0 || hi >= cap)
+      throw Error(ErrorKind::InvalidArgument,
+                  "Tensor: view (shape " + dims_to_string(shape) + ", strides " +
+                      dims_to_string(strides) + ", offset " + std::to_string(offset) +
+                      ") addresses elements outside a storage of " + std::to_string(cap) +
+                      " elements");
+  }
+  storage_ = std::move(storage);
+  shape_ = std::move(shape);
+  strides_ = std::move(strides);
+  offset_ = offset;
+  numel_ = n;
+  dtype_ = dtype;
+  defined_ = true;
+}
+
+Tensor Tensor::empty(Dims shape, DType dtype) {
+  check_shape(shape, "empty");
+  auto bytes = static_cast<std::size_t>(dims_numel(shape)) * dtype_size(dtype);
+  return wrap_contiguous(StoragePtr(heap_storage(bytes)), std::move(shape), dtype);
+}
+
+Tensor Tensor::wrap_contiguous(StoragePtr storage, Dims shape, DType dtype) {
+  Tensor t;
+  t.numel_ = dims_numel(shape);
+  t.strides_ = contiguous_strides(shape);
+  t.shape_ = std::move(shape);
+  t.storage_ = std::move(storage);
+  t.dtype_ = dtype;
+  t.defined_ = true;
+  return t;
+}
+
+Tensor Tensor::symbolic(Dims shape, DType dtype) {
+  check_shape(shape, "symbolic");
+  Tensor t;
+  t.numel_ = dims_numel(shape);
+  t.strides_ = contiguous_strides(shape);
+  t.shape_ = std::move(shape);
+  t.dtype_ = dtype;
+  t.defined_ = true;
+  return t;
+}
+
+std::int64_t Tensor::size(std::int64_t axis) const {
+  std::int64_t r = rank();
+  if (axis < -r || axis >= r)
+    throw Error(ErrorKind::InvalidArgument, "size: axis " + std::to_string(axis) +
+                                                " out of range for a tensor of rank " +
+                                                std::to_string(r));
+  return shape_[static_cast<std::size_t>(axis < 0 ? axis + r : axis)];
+}
+
+bool Tensor::is_contiguous() const noexcept {
+  std::int64_t expected = 1;
+  for (std::size_t i = shape_.size(); i-- > 0;) {
+    if (shape_[i] == 1) continue;
+    if (shape_[i] == 0) return true;
+    if (strides_[i] != expected) return false;
+    expected *= shape_[i];
+  }
+  return true;
+}
+
+void* Tensor::data_ptr() const {
+  if (!defined_) throw Error(ErrorKind::RuntimeState, "data_ptr: the tensor is undefined");
+  if (!storage_)
+    throw Error(ErrorKind::RuntimeState,
+                "data_ptr: the tensor is symbolic (traced, shape " + dims_to_string(shape_) +
+                    ") and has no data; run the traced program to get values");
+  return static_cast<char*>(storage_->data) + offset_ * static_cast<std::int64_t>(dtype_size(dtype_));
+}
+
+void Tensor::check_dtype(DType expected, const char* op) const {
+  if (!defined_) throw Error(ErrorKind::RuntimeState, std::string(op) + ": the tensor is undefined");
+  if (dtype_ != expected)
+    throw Error(ErrorKind::DTypeMismatch, std::string(op) + ": requested element type " +
+                                              std::string(dtype_name(expected)) +
+                                              " but the tensor has dtype " +
+                                              std::string(dtype_name(dtype_)));
+}
+
+template <class T>
+T* Tensor::data() const {
+  check_dtype(dtype_v<T>, "data");
+  return static_cast<T*>(data_ptr());
+}
+
+std::int64_t Tensor::element_offset(std::span<const std::int64_t> index, const char* op) const {
+  if (static_cast<std::int64_t>(index.size()) != rank())
+    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": index " + dims_to_string(index) +
+                                                " has " + std::to_string(index.size()) +
+                                                " entries; the tensor has rank " +
+                                                std::to_string(rank()) + " (shape " +
+                                                dims_to_string(shape_) + ")");
+  std::int64_t off = 0;
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    if (index[i] < 0 || index[i] >= shape_[i])
+      throw Error(ErrorKind::InvalidArgument, std::string(op) + ": index " +
+                                                  dims_to_string(index) + " out of range for shape " +
+                                                  dims_to_string(shape_));
+    off += index[i] * strides_[i];
+  }
+  return off;
+}
+
+template <class T>
+T Tensor::at(std::span<const std::int64_t> index) const {
+  check_dtype(dtype_v<T>, "at");
+  std::int64_t off = element_offset(index, "at");
+  return static_cast<const T*>(data_ptr())[off];
+}
+
+template <class T>
+void Tensor::set(std::span<const std::int64_t> index, T value) {
+  check_dtype(dtype_v<T>, "set");
+  std::int64_t off = element_offset(index, "set");
+  static_cast<T*>(data_ptr())[off] = value;
+}
+
+template <class T>
+std::vector<T> Tensor::to_vector() const {
+  check_dtype(dtype_v<T>, "to_vector");
+  std::vector<T> out(static_cast<std::size_t>(numel_));
+  if (numel_ > 0) detail::copy_to_contiguous(*this, out.data(), dtype_);
+  return out;
+}
+
+template <class T>
+T Tensor::item() const {
+  check_dtype(dtype_v<T>, "item");
+  if (numel_ != 1)
+    throw Error(ErrorKind::InvalidArgument, "item: expected a tensor with exactly one element, got shape " +
+                                                dims_to_string(shape_));
+  return *static_cast<const T*>(data_ptr());
+}
+
+#define TENFERRO_INSTANTIATE(T)                                          \
+  template T* Tensor::data<T>() const;                                   \
+  template T Tensor::at<T>(std::span<const std::int64_t>) const;         \
+  template void Tensor::set<T>(std::span<const std::int64_t>, T);        \
+  template std::vector<T> Tensor::to_vector<T>() const;                  \
+  template T Tensor::item<T>() const;
+TENFERRO_INSTANTIATE(float)
+TENFERRO_INSTANTIATE(double)
+TENFERRO_INSTANTIATE(c64)
+TENFERRO_INSTANTIATE(c128)
+#undef TENFERRO_INSTANTIATE
+
+namespace detail {
+void copy_to_contiguous(const Tensor& src, void* dst, DType dst_dtype) {
+  if (src.numel() == 0) return;
+  const char* base = static_cast<const char*>(src.data_ptr());
+  if (src.is_contiguous() && src.dtype() == dst_dtype) {
+    std::memcpy(dst, base, static_cast<std::size_t>(src.numel()) * dtype_size(dst_dtype));
+    return;
+  }
+  visit_dtype(src.dtype(), [&](auto s) {
+    using S = decltype(s);
+    visit_dtype(dst_dtype, [&](auto d) {
+      using D = decltype(d);
+      const S* in = reinterpret_cast<const S*>(base);
+      D* out = static_cast<D*>(dst);
+      for_each_offset(src.shape(), src.strides(), 0,
+                      [&](std::int64_t off) { *out++ = convert_element<D>(in[off]); });
+    });
+  });
+}
+}  // namespace detail
+
+}  // namespace tenferro

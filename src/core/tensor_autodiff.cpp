@@ -1,0 +1,24 @@
+// Tensor's autodiff accessors (the tape itself lives in src/autodiff).
+#include "core/tensor_aux.hpp"
+
+namespace tenferro {
+
+bool Tensor::requires_grad() const noexcept {
+  return aux_ && (aux_->requires_grad || aux_->grad_fn);
+}
+
+Tensor& Tensor::requires_grad_(bool on) {
+  if (!defined_) throw Error(ErrorKind::InvalidArgument, "requires_grad_: the tensor is undefined");
+  if (aux_ && aux_->grad_fn)
+    throw Error(ErrorKind::InvalidArgument,
+                "requires_grad_: only leaf tensors can be marked; this tensor was produced by an "
+                "operation that records gradients (use detach() first)");
+  if (!on && !aux_) return *this;
+  if (!aux_) aux_ = std::make_shared<detail::TensorAux>();
+  aux_->requires_grad = on;
+  return *this;
+}
+
+Tensor Tensor::grad() const { return aux_ ? aux_->grad : Tensor(); }
+
+}  // namespace tenferro

@@ -1,0 +1,135 @@
+// Tensor construction. Factories allocate heap storage (not an engine pool): they run outside
+// any backend operation.
+#include <cmath>
+#include <numbers>
+
+#include "core/strided.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro {
+
+namespace {
+template <class F>
+Tensor fill_with(Dims shape, DType dtype, F&& value_at) {
+  Tensor t = Tensor::empty(std::move(shape), dtype);
+  visit_dtype(dtype, [&](auto z) {
+    using T = decltype(z);
+    T* p = static_cast<T*>(t.data_ptr());
+    for (std::int64_t i = 0; i < t.numel(); ++i) p[i] = value_at(i, z);
+  });
+  return t;
+}
+
+template <class T>
+T from_scalar(Scalar v) {
+  if constexpr (is_complex_v<T>)
+    return T(static_cast<real_t<T>>(v.real()), static_cast<real_t<T>>(v.imag()));
+  else
+    return static_cast<T>(v.real());
+}
+
+// Counter-based generator: element i of a seed is a pure function of (seed, i), so values do not
+// depend on the machine, the thread count or the order of generation.
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+double uniform01(std::uint64_t seed, std::uint64_t i) {
+  return static_cast<double>(splitmix64(splitmix64(seed) ^ (i * 0xD1B54A32D192ED03ull)) >> 11) *
+         0x1.0p-53;
+}
+double standard_normal(std::uint64_t seed, std::uint64_t i) {
+  double u1 = 1.0 - uniform01(seed, 2 * i), u2 = uniform01(seed, 2 * i + 1);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+}  // namespace
+
+Tensor full(Dims shape, Scalar value, DType dtype) {
+  if (!is_complex(dtype) && value.imag() != 0.0)
+    throw Error(ErrorKind::DTypeMismatch, "full: value has an imaginary part but dtype " +
+                                              std::string(dtype_name(dtype)) + " is real");
+  return fill_with(std::move(shape), dtype,
+                   [&](std::int64_t, auto z) { return from_scalar<decltype(z)>(value); });
+}
+Tensor zeros(Dims shape, DType dtype) { return full(std::move(shape), 0.0, dtype); }
+Tensor ones(Dims shape, DType dtype) { return full(std::move(shape), 1.0, dtype); }
+Tensor scalar_tensor(Scalar value, DType dtype) { return full(Dims{}, value, dtype); }
+
+template <class T>
+Tensor from_vector(const std::vector<T>& values, Dims shape) {
+  Tensor t = Tensor::empty(shape, dtype_v<T>);
+  if (static_cast<std::int64_t>(values.size()) != t.numel())
+    throw Error(ErrorKind::ShapeMismatch, "from_vector: " + std::to_string(values.size()) +
+                                              " values cannot fill shape " + dims_to_string(shape) +
+                                              " (" + std::to_string(t.numel()) + " elements)");
+  std::copy(values.begin(), values.end(), static_cast<T*>(t.data_ptr()));
+  return t;
+}
+template Tensor from_vector<float>(const std::vector<float>&, Dims);
+template Tensor from_vector<double>(const std::vector<double>&, Dims);
+template Tensor from_vector<c64>(const std::vector<c64>&, Dims);
+template Tensor from_vector<c128>(const std::vector<c128>&, Dims);
+
+Tensor from_values(std::initializer_list<double> values, Dims shape, DType dtype) {
+  if (static_cast<std::int64_t>(values.size()) != dims_numel(shape))
+    throw Error(ErrorKind::ShapeMismatch, "from_values: " + std::to_string(values.size()) +
+                                              " values cannot fill shape " + dims_to_string(shape));
+  const double* v = values.begin();
+  return fill_with(std::move(shape), dtype,
+                   [&](std::int64_t i, auto z) { return from_scalar<decltype(z)>(v[i]); });
+}
+
+Tensor arange(double start, double stop, double step, DType dtype) {
+  if (step == 0.0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop))
+    throw Error(ErrorKind::InvalidArgument, "arange: expected finite start/stop and a non-zero step, got start " +
+                                                std::to_string(start) + ", stop " +
+                                                std::to_string(stop) + ", step " +
+                                                std::to_string(step));
+  double count = std::ceil((stop - start) / step);
+  auto n = static_cast<std::int64_t>(count > 0 ? count : 0);
+  return fill_with(Dims{n}, dtype, [&](std::int64_t i, auto z) {
+    return from_scalar<decltype(z)>(start + static_cast<double>(i) * step);
+  });
+}
+Tensor arange(std::int64_t n, DType dtype) { return arange(0.0, static_cast<double>(n), 1.0, dtype); }
+
+Tensor rand(Dims shape, std::uint64_t seed, DType dtype) {
+  bool cplx = is_complex(dtype);
+  return fill_with(std::move(shape), dtype, [&](std::int64_t i, auto z) {
+    auto u = static_cast<std::uint64_t>(i);
+    if (cplx) return from_scalar<decltype(z)>({uniform01(seed, 2 * u), uniform01(seed, 2 * u + 1)});
+    return from_scalar<decltype(z)>(uniform01(seed, u));
+  });
+}
+
+Tensor randn(Dims shape, std::uint64_t seed, DType dtype) {
+  bool cplx = is_complex(dtype);
+  return fill_with(std::move(shape), dtype, [&](std::int64_t i, auto z) {
+    auto u = static_cast<std::uint64_t>(i);
+    if (cplx)
+      return from_scalar<decltype(z)>(
+          {standard_normal(seed, 2 * u) * std::numbers::sqrt2 / 2,
+           standard_normal(seed, 2 * u + 1) * std::numbers::sqrt2 / 2});
+    return from_scalar<decltype(z)>(standard_normal(seed, u));
+  });
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  if (!a.defined() || !b.defined())
+    throw Error(ErrorKind::InvalidArgument, "allclose: both tensors must be defined");
+  if (!(a.shape() == b.shape())) return false;
+  std::vector<c128> va(static_cast<std::size_t>(a.numel())), vb(va.size());
+  detail::copy_to_contiguous(a, va.data(), DType::c128);
+  detail::copy_to_contiguous(b, vb.data(), DType::c128);
+  for (std::size_t i = 0; i < va.size(); ++i) {
+    if (std::isnan(va[i].real()) || std::isnan(vb[i].real()) || std::isnan(va[i].imag()) ||
+        std::isnan(vb[i].imag()))
+      return false;
+    if (std::abs(va[i] - vb[i]) > atol + rtol * std::abs(vb[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace tenferro

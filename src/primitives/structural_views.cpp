@@ -1,0 +1,406 @@
+// Structural primitives whose eager result is a view: reshape, permute, slice (and its adjoint,
+// slice_embed), broadcast_to, copy.
+#include <algorithm>
+#include <cstring>
+
+#include "core/strided.hpp"
+#include "primitives/primitive.hpp"
+#include "primitives/rules.hpp"
+#include "tenferro/ops/structural.hpp"
+
+namespace tenferro {
+namespace detail {
+namespace {
+
+void copy_kernel(std::span<const Tensor> in, std::span<Tensor> out) {
+  copy_to_contiguous(in[0], out[0].data_ptr(), out[0].dtype());
+}
+
+// ---- reshape ----
+Dims resolve_reshape(const Tensor& x, std::span<const std::int64_t> target) {
+  Dims shape(target);
+  std::int64_t known = 1, infer_at = -1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1 && infer_at < 0) {
+      infer_at = static_cast<std::int64_t>(i);
+    } else if (shape[i] < 0) {
+      throw Error(ErrorKind::InvalidArgument, "reshape: invalid target shape " + dims_to_string(target) +
+                                                  "; expected sizes >= 0 and at most one -1");
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (infer_at >= 0) {
+    if (known == 0 || x.numel() % known != 0)
+      throw Error(ErrorKind::ShapeMismatch, "reshape: cannot infer -1 in " + dims_to_string(target) +
+                                                " for a tensor of shape " + dims_to_string(x.shape()) +
+                                                " (" + std::to_string(x.numel()) + " elements)");
+    shape[static_cast<std::size_t>(infer_at)] = x.numel() / known;
+  } else if (known != x.numel()) {
+    throw Error(ErrorKind::ShapeMismatch, "reshape: cannot reshape shape " + dims_to_string(x.shape()) +
+                                              " (" + std::to_string(x.numel()) + " elements) to " +
+                                              dims_to_string(target) + " (" + std::to_string(known) +
+                                              " elements); expected equal element counts");
+  }
+  return shape;
+}
+
+// Strides that let `x`'s storage be read as `shape` without a copy, if any (NumPy's rule:
+// every group of old dims merged into new dims must be contiguous among themselves).
+bool view_strides(const Tensor& x, std::span<const std::int64_t> shape, Dims& strides) {
+  if (x.numel() == 0 || x.is_contiguous()) {
+    strides = contiguous_strides(shape);
+    return true;
+  }
+  Dims old_shape, old_strides;
+  for (std::size_t i = 0; i < x.shape().size(); ++i)
+    if (x.shape()[i] != 1) {
+      old_shape.push_back(x.shape()[i]);
+      old_strides.push_back(x.strides()[i]);
+    }
+  strides.assign(shape.size(), 0);
+  std::size_t oi = 0, ni = 0;
+  while (ni < shape.size() && oi < old_shape.size()) {
+    std::size_t oj = oi + 1, nj = ni + 1;
+    std::int64_t np = shape[ni], op = old_shape[oi];
+    while (np != op) {
+      if (np < op)
+        np *= shape[nj++];
+      else
+        op *= old_shape[oj++];
+    }
+    for (std::size_t k = oi; k + 1 < oj; ++k)
+      if (old_strides[k] != old_strides[k + 1] * old_shape[k + 1]) return false;
+    strides[nj - 1] = old_strides[oj - 1];
+    for (std::size_t k = nj - 1; k > ni; --k) strides[k - 1] = strides[k] * shape[k];
+    ni = nj;
+    oi = oj;
+  }
+  for (; ni < shape.size(); ++ni) strides[ni] = 1;  // trailing size-1 dims
+  return true;
+}
+
+class ReshapePrim final : public PrimitiveWith<ReshapePrim> {
+ public:
+  explicit ReshapePrim(Dims target) : target_(std::move(target)) {}
+  std::string_view name() const override { return "reshape"; }
+  std::string params() const override { return "shape=" + dims_to_string(target_); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    out.push_back({in[0].dtype(), resolve_reshape(in[0], target_)});
+  }
+  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+    Dims shape = resolve_reshape(in[0], target_), strides;
+    if (!in[0].has_storage() || !view_strides(in[0], shape, strides)) return false;
+    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(), in[0].dtype());
+    return true;
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    copy_kernel(in, out);
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor> outputs, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    out_t[0] = reshape(t[0], outputs[0].shape());
+  }
+  void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override {
+    in_ct[0] = reshape(ct[0], primals[0].shape());
+  }
+
+ private:
+  Dims target_;
+};
+
+// ---- permute ----
+Dims check_permutation(const Tensor& x, std::span<const std::int64_t> axes) {
+  std::int64_t r = x.rank();
+  Dims norm;
+  SmallVector<bool, 8> seen(static_cast<std::size_t>(r), false);
+  bool ok = static_cast<std::int64_t>(axes.size()) == r;
+  for (std::size_t i = 0; ok && i < axes.size(); ++i) {
+    std::int64_t a = axes[i] < 0 ? axes[i] + r : axes[i];
+    ok = a >= 0 && a < r && !seen[static_cast<std::size_t>(a)];
+    if (ok) seen[static_cast<std::size_t>(a)] = true;
+    norm.push_back(a);
+  }
+  if (!ok)
+    throw Error(ErrorKind::InvalidArgument, "permute: axes " + dims_to_string(axes) +
+                                                " are not a permutation of the " + std::to_string(r) +
+                                                " dimensions of shape " + dims_to_string(x.shape()));
+  return norm;
+}
+
+class PermutePrim final : public PrimitiveWith<PermutePrim> {
+ public:
+  explicit PermutePrim(Dims axes) : axes_(std::move(axes)) {}
+  std::string_view name() const override { return "permute"; }
+  std::string params() const override { return "axes=" + dims_to_string(axes_); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    Dims axes = check_permutation(in[0], axes_), shape;
+    for (auto a : axes) shape.push_back(in[0].shape()[static_cast<std::size_t>(a)]);
+    out.push_back({in[0].dtype(), std::move(shape)});
+  }
+  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+    Dims axes = check_permutation(in[0], axes_), shape, strides;
+    for (auto a : axes) {
+      shape.push_back(in[0].shape()[static_cast<std::size_t>(a)]);
+      strides.push_back(in[0].strides()[static_cast<std::size_t>(a)]);
+    }
+    if (!in[0].has_storage()) return false;
+    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(), in[0].dtype());
+    return true;
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    Tensor v;
+    try_view(in, v);
+    copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    out_t[0] = permute(t[0], axes_);
+  }
+  void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override {
+    Dims axes = check_permutation(primals[0], axes_), inverse(axes.size(), 0);
+    for (std::size_t i = 0; i < axes.size(); ++i) inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+    in_ct[0] = permute(ct[0], inverse);
+  }
+
+ private:
+  Dims axes_;
+};
+
+// ---- slice and its adjoint ----
+struct SliceParams {
+  std::int64_t axis, start, stop, step;
+  std::string text() const {
+    return "axis=" + std::to_string(axis) + " start=" + std::to_string(start) +
+           " stop=" + std::to_string(stop) + " step=" + std::to_string(step);
+  }
+};
+struct SliceGeometry {
+  std::size_t axis;
+  std::int64_t start, count, step;
+};
+SliceGeometry slice_geometry(std::span<const std::int64_t> shape, const SliceParams& p, const char* op) {
+  auto r = static_cast<std::int64_t>(shape.size());
+  if (p.step <= 0)
+    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": step " + std::to_string(p.step) +
+                                                " is invalid; expected step > 0");
+  std::int64_t axis = normalize_axis(p.axis, r, op);
+  std::int64_t n = shape[static_cast<std::size_t>(axis)];
+  auto clamp = [n](std::int64_t v) { return std::clamp(v < 0 ? v + n : v, std::int64_t{0}, n); };
+  std::int64_t start = clamp(p.start), stop = clamp(p.stop);
+  std::int64_t count = stop > start ? (stop - start + p.step - 1) / p.step : 0;
+  return {static_cast<std::size_t>(axis), start, count, p.step};
+}
+
+class SlicePrim final : public PrimitiveWith<SlicePrim> {
+ public:
+  explicit SlicePrim(SliceParams p) : p_(p) {}
+  std::string_view name() const override { return "slice"; }
+  std::string params() const override { return p_.text(); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    SliceGeometry g = slice_geometry(in[0].shape(), p_, "slice");
+    Dims shape = in[0].shape();
+    shape[g.axis] = g.count;
+    out.push_back({in[0].dtype(), std::move(shape)});
+  }
+  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+    SliceGeometry g = slice_geometry(in[0].shape(), p_, "slice");
+    if (!in[0].has_storage()) return false;
+    Dims shape = in[0].shape(), strides = in[0].strides();
+    shape[g.axis] = g.count;
+    std::int64_t offset = in[0].offset() + (g.count > 0 ? g.start * strides[g.axis] : 0);
+    strides[g.axis] *= g.step;
+    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), offset, in[0].dtype());
+    return true;
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    Tensor v;
+    try_view(in, v);
+    copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    out_t[0] = bind1(*this, {t[0]});
+  }
+  void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override;
+
+ private:
+  SliceParams p_;
+};
+
+// Zeros of the original shape with the cotangent written into the sliced positions.
+class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
+ public:
+  SliceEmbedPrim(SliceParams p, Dims full_shape) : p_(p), full_(std::move(full_shape)) {}
+  std::string_view name() const override { return "slice_embed"; }
+  std::string params() const override { return p_.text() + " shape=" + dims_to_string(full_); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    SliceGeometry g = slice_geometry(full_, p_, "slice_embed");
+    Dims expect = full_;
+    expect[g.axis] = g.count;
+    if (!(in[0].shape() == expect))
+      throw Error(ErrorKind::ShapeMismatch, "slice_embed: expected an input of shape " +
+                                                dims_to_string(expect) + ", got " + describe(in));
+    out.push_back({in[0].dtype(), full_});
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    std::memset(out[0].data_ptr(), 0, static_cast<std::size_t>(out[0].numel()) * dtype_size(out[0].dtype()));
+    Tensor region;
+    SlicePrim(p_).try_view(std::span<const Tensor>(&out[0], 1), region);
+    visit_dtype(in[0].dtype(), [&](auto z) {
+      using T = decltype(z);
+      std::vector<T> packed(static_cast<std::size_t>(in[0].numel()));
+      copy_to_contiguous(in[0], packed.data(), in[0].dtype());
+      T* dst = static_cast<T*>(region.data_ptr());
+      std::size_t k = 0;
+      for_each_offset(region.shape(), region.strides(), 0, [&](std::int64_t off) { dst[off] = packed[k++]; });
+    });
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    out_t[0] = bind1(*this, {t[0]});
+  }
+  void vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override {
+    in_ct[0] = bind1(SlicePrim(p_), {ct[0]});
+  }
+
+ private:
+  SliceParams p_;
+  Dims full_;
+};
+
+void SlicePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
+                    std::span<const bool>, std::span<Tensor> in_ct) const {
+  in_ct[0] = bind1(SliceEmbedPrim(p_, primals[0].shape()), {ct[0]});
+}
+
+// ---- broadcast_to ----
+void check_broadcast(const Tensor& x, std::span<const std::int64_t> shape) {
+  bool ok = shape.size() >= x.shape().size();
+  std::size_t lead = ok ? shape.size() - x.shape().size() : 0;
+  for (std::size_t i = 0; ok && i < x.shape().size(); ++i)
+    ok = x.shape()[i] == shape[lead + i] || x.shape()[i] == 1;
+  for (auto d : shape) ok = ok && d >= 0;
+  if (!ok)
+    throw Error(ErrorKind::ShapeMismatch, "broadcast_to: cannot broadcast shape " + dims_to_string(x.shape()) +
+                                              " to " + dims_to_string(shape) +
+                                              "; expected each dim to match or be 1 (NumPy rules)");
+}
+
+class BroadcastToPrim final : public PrimitiveWith<BroadcastToPrim> {
+ public:
+  explicit BroadcastToPrim(Dims shape) : shape_(std::move(shape)) {}
+  std::string_view name() const override { return "broadcast_to"; }
+  std::string params() const override { return "shape=" + dims_to_string(shape_); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    check_broadcast(in[0], shape_);
+    out.push_back({in[0].dtype(), shape_});
+  }
+  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+    check_broadcast(in[0], shape_);
+    if (!in[0].has_storage()) return false;
+    std::size_t lead = shape_.size() - in[0].shape().size();
+    Dims strides(shape_.size(), 0);
+    for (std::size_t i = 0; i < in[0].shape().size(); ++i)
+      strides[lead + i] = in[0].shape()[i] == 1 ? 0 : in[0].strides()[i];
+    out = Tensor(in[0].storage(), shape_, std::move(strides), in[0].offset(), in[0].dtype());
+    return true;
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    Tensor v;
+    try_view(in, v);
+    copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    out_t[0] = broadcast_to(t[0], shape_);
+  }
+  void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override {
+    in_ct[0] = sum_to_shape(ct[0], primals[0].shape());
+  }
+
+ private:
+  Dims shape_;
+};
+
+// ---- copy ----
+class CopyPrim final : public PrimitiveWith<CopyPrim> {
+ public:
+  std::string_view name() const override { return "copy"; }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    out.push_back({in[0].dtype(), in[0].shape()});
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    copy_kernel(in, out);
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    out_t[0] = copy(t[0]);
+  }
+  void vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override {
+    in_ct[0] = ct[0];
+  }
+};
+
+}  // namespace
+}  // namespace detail
+
+using detail::bind1;
+
+Tensor reshape(const Tensor& x, Dims shape) { return bind1(detail::ReshapePrim(std::move(shape)), {x}); }
+Tensor permute(const Tensor& x, Dims axes) { return bind1(detail::PermutePrim(std::move(axes)), {x}); }
+Tensor transpose(const Tensor& x, std::int64_t a, std::int64_t b) {
+  std::int64_t r = x.rank();
+  a = detail::normalize_axis(a, r, "transpose");
+  b = detail::normalize_axis(b, r, "transpose");
+  Dims axes;
+  for (std::int64_t i = 0; i < r; ++i) axes.push_back(i == a ? b : i == b ? a : i);
+  return permute(x, std::move(axes));
+}
+Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step) {
+  return bind1(detail::SlicePrim({axis, start, stop, step}), {x});
+}
+Tensor broadcast_to(const Tensor& x, Dims shape) {
+  return bind1(detail::BroadcastToPrim(std::move(shape)), {x});
+}
+Tensor squeeze(const Tensor& x, std::int64_t axis) {
+  std::int64_t a = detail::normalize_axis(axis, x.rank(), "squeeze");
+  if (x.shape()[static_cast<std::size_t>(a)] != 1)
+    throw Error(ErrorKind::InvalidArgument, "squeeze: dimension " + std::to_string(axis) + " of shape " +
+                                                dims_to_string(x.shape()) + " has size " +
+                                                std::to_string(x.shape()[static_cast<std::size_t>(a)]) +
+                                                "; expected 1");
+  Dims shape = x.shape();
+  shape.erase(static_cast<std::size_t>(a));
+  return reshape(x, std::move(shape));
+}
+Tensor unsqueeze(const Tensor& x, std::int64_t axis) {
+  std::int64_t a = detail::normalize_axis(axis, x.rank() + 1, "unsqueeze");
+  Dims shape = x.shape();
+  shape.insert(static_cast<std::size_t>(a), 1);
+  return reshape(x, std::move(shape));
+}
+Tensor contiguous(const Tensor& x) {
+  return x.is_contiguous() ? x : copy(x);
+}
+Tensor copy(const Tensor& x) { return bind1(detail::CopyPrim(), {x}); }
+
+// Tensor's view methods forward to the catalog ops.
+Tensor Tensor::reshape(Dims shape) const { return tenferro::reshape(*this, std::move(shape)); }
+Tensor Tensor::permute(Dims axes) const { return tenferro::permute(*this, std::move(axes)); }
+Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const { return tenferro::transpose(*this, a, b); }
+Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step) const {
+  return tenferro::slice(*this, axis, start, stop, step);
+}
+Tensor Tensor::broadcast_to(Dims shape) const { return tenferro::broadcast_to(*this, std::move(shape)); }
+Tensor Tensor::squeeze(std::int64_t axis) const { return tenferro::squeeze(*this, axis); }
+Tensor Tensor::unsqueeze(std::int64_t axis) const { return tenferro::unsqueeze(*this, axis); }
+Tensor Tensor::contiguous() const { return tenferro::contiguous(*this); }
+
+}  // namespace tenferro
