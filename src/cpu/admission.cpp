@@ -29,7 +29,7 @@ void run_operation_impl(const BackendState& st, FunctionRef<void(ExecContext&)> 
   check_owner_guard(ex, EntryKind::fallible, "run_operation");
   const ResourceOwner owner = new_owner();
   ResourcePermit permit = Arbiter::global().acquire(st.request, owner);
-  st.permits_acquired.fetch_add(1, std::memory_order_relaxed);
+  count_permit(st);
   ActiveOwnerScope active(ex, owner);
   OwnerScope caller(owner);
   ex.enter([&] {

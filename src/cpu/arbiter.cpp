@@ -44,11 +44,6 @@ bool Arbiter::holds_active(ResourceOwner owner) const noexcept {
   return false;
 }
 
-bool Arbiter::older_waiter_conflicts(const ResourceRequest& r, const Waiter* before) const noexcept {
-  for (const Waiter* w = head_; w != before; w = w->next)
-    if (w->request->conflicts_with(r)) return true;
-  return false;
-}
 
 void Arbiter::unlink(Waiter* w) noexcept {
   (w->prev ? w->prev->next : head_) = w->next;
@@ -57,10 +52,9 @@ void Arbiter::unlink(Waiter* w) noexcept {
   --waiting_;
 }
 
-void Arbiter::reserve_for_one_more() {
-  // Room for every active permit plus every waiter, so grant_waiters (noexcept) never allocates.
+void Arbiter::grow() {
   const std::size_t need = active_.size() + waiting_ + 1;
-  if (need > active_.capacity()) active_.reserve(std::max(need, 2 * active_.capacity()));
+  active_.reserve(std::max(need, 2 * active_.capacity()));
 }
 
 void Arbiter::grant_waiters() noexcept {
@@ -73,9 +67,9 @@ void Arbiter::grant_waiters() noexcept {
     if (!active_conflict(*w->request, w->owner) && (reentrant || !older_waiter_conflicts(*w->request, w))) {
       unlink(w);
       active_.push_back(Active{w->id, w->owner, *w->request});
-      w->granted = true;
       w->reentrant = reentrant;
-      w->cv.notify_one();  // under the lock: the node lives until its thread sees `granted`
+      w->granted.store(1, std::memory_order_release);
+      w->granted.notify_one();  // under the lock: the node lives until its thread re-takes it
     }
     w = next;
   }
@@ -98,7 +92,9 @@ ResourcePermit Arbiter::acquire(const ResourceRequest& request, ResourceOwner ow
   (tail_ ? tail_->next : head_) = &node;
   tail_ = &node;
   ++waiting_;
-  node.cv.wait(lock, [&] { return node.granted; });
+  lock.unlock();
+  while (node.granted.load(std::memory_order_acquire) == 0) node.granted.wait(0, std::memory_order_acquire);
+  lock.lock();  // the releaser notified under the lock: once we hold it, it no longer touches `node`
   return ResourcePermit(this, id, owner, node.reentrant);
 }
 

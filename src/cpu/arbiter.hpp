@@ -14,19 +14,20 @@
 // decided under the lock, never by which thread wakes first. try_acquire applies the same rule
 // with every current waiter counted as older.
 //
-// Cost: the uncontended acquire and release each take the mutex once and scan the active list;
+// Cost: the uncontended acquire and release each take the (spin) lock once and scan the active list;
 // active entries live in a vector reserved at construction (kActiveReserve), waiters are nodes on
 // the waiting thread's stack (intrusive FIFO list), so neither allocates. More than kActiveReserve
 // simultaneously active permits grow the vector (one allocation, never on the common path).
 // Request ids are 64-bit and never wrap in practice (2^64 acquisitions).
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <vector>
 
+#include "cpu/spin_lock.hpp"
 #include "tenferro/cpu.hpp"
 
 namespace tenferro::detail {
@@ -84,21 +85,30 @@ class Arbiter {
     const ResourceRequest* request = nullptr;
     Waiter* prev = nullptr;
     Waiter* next = nullptr;
-    bool granted = false;
     bool reentrant = false;
-    std::condition_variable cv;
+    // 0 while waiting; set to 1 by the granting releaser under lock_ (which also notifies under
+    // lock_, so the waiter re-takes lock_ once before its node may die).
+    std::atomic<std::uint32_t> granted{0};
   };
 
   void release(std::uint64_t id) noexcept;
   // All below: called with mu_ held.
   bool active_conflict(const ResourceRequest& r, ResourceOwner owner) const noexcept;
   bool holds_active(ResourceOwner owner) const noexcept;
-  bool older_waiter_conflicts(const ResourceRequest& r, const Waiter* before) const noexcept;
+  bool older_waiter_conflicts(const ResourceRequest& r, const Waiter* before) const noexcept {
+    for (const Waiter* w = head_; w != before; w = w->next)
+      if (w->request->conflicts_with(r)) return true;
+    return false;
+  }
   void grant_waiters() noexcept;
-  void reserve_for_one_more();
+  void reserve_for_one_more() {
+    // Room for every active permit plus every waiter, so grant_waiters (noexcept) never allocates.
+    if (active_.size() + waiting_ + 1 > active_.capacity()) grow();
+  }
+  void grow();
   void unlink(Waiter* w) noexcept;
 
-  mutable std::mutex mu_;
+  mutable SpinLock mu_;
   std::vector<Active> active_;
   Waiter* head_ = nullptr;  // oldest
   Waiter* tail_ = nullptr;

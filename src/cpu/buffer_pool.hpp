@@ -10,11 +10,11 @@
 // closed the pool). The free list is threaded through the free blocks' data, so neither path
 // allocates once a class is warm.
 // Lifetime: the engine holds one reference to the pool and every outstanding storage holds one
-// more (counted under the pool's mutex as `outstanding_buffers`). The engine's destructor *closes*
+// more (counted under the pool lock as `outstanding_buffers`). The engine's destructor *closes*
 // the pool (frees every retained block); whoever drops the last reference -- the engine or the
 // last outstanding storage -- deletes it. So storages keep the pool alive, and the pool never
 // keeps anything else alive.
-// Stats are exact: every counter changes under the mutex together with the state it describes.
+// Stats are exact: every counter changes under the pool lock together with the state it describes.
 // Acquisition needs no engine borrow for safety, but the runtime only calls it from an admitted
 // operation's ExecContext (the engine is borrowed then).
 #pragma once
@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <mutex>
 
+#include "cpu/spin_lock.hpp"
 #include "tenferro/cpu.hpp"
 #include "tenferro/storage.hpp"
 
@@ -59,7 +60,7 @@ class BufferPool {
   void trim_to(std::size_t bytes) noexcept;  // mu_ held
   static int class_of(std::size_t bytes) noexcept;
 
-  mutable std::mutex mu_;
+  mutable SpinLock mu_;
   std::array<Storage*, kClasses> free_{};  // intrusive lists through the blocks' data
   std::size_t limit_;
   std::size_t retained_bytes_ = 0;

@@ -11,6 +11,7 @@
 #include "cpu/bounded_cache.hpp"
 #include "cpu/buffer_pool.hpp"
 #include "cpu/executor.hpp"
+#include "cpu/spin_lock.hpp"
 
 namespace tenferro::detail {
 
@@ -24,14 +25,16 @@ class Engine {
 
   Executor& executor() const noexcept { return *executor_; }
   BufferPool& pool() const noexcept { return *pool_; }
-  std::mutex& borrow_mutex() const noexcept { return borrow_mu_; }
+  /// The exclusive borrow (a SpinLock: uncontended on the hot path -- admissions of one engine are
+  /// already serialised by its permit -- and waited for only by maintenance such as clear_caches).
+  SpinLock& borrow_mutex() const noexcept { return borrow_mu_; }
   /// Only while the engine is borrowed (borrow_mutex held by this thread).
   CacheSlots& caches() noexcept { return caches_; }
 
  private:
   std::unique_ptr<Executor> executor_;
   BufferPool* pool_;
-  mutable std::mutex borrow_mu_;
+  mutable SpinLock borrow_mu_;
   CacheSlots caches_;
 };
 

@@ -135,7 +135,9 @@ void Executor::create_arena() {
 }
 
 void Executor::enter(FunctionRef<void()> f) {
-  entries_.fetch_add(1, std::memory_order_relaxed);
+  // Exact without a locked RMW: every entry of one executor holds a permit of its backend's
+  // request, and those conflict with each other, so entries are ordered by the arbiter's lock.
+  entries_.store(entries_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (external_ != nullptr) {
     external_->execute([&] { f(); });
     return;

@@ -12,16 +12,11 @@ thread_local constinit ThreadAdmission tls_admission{};
 
 namespace {
 std::atomic<std::uint64_t> g_next_thread_tag{1};
-constexpr int kSeqBits = 40;
 }  // namespace
 
-ResourceOwner new_owner() noexcept {
-  ThreadAdmission& t = tls_admission;
-  if (t.thread_tag == 0 || t.owner_seq == (std::uint64_t{1} << kSeqBits) - 1) {
-    t.thread_tag = g_next_thread_tag.fetch_add(1, std::memory_order_relaxed);
-    t.owner_seq = 0;
-  }
-  return (t.thread_tag << kSeqBits) | ++t.owner_seq;
+void refresh_thread_tag(ThreadAdmission& t) noexcept {
+  t.thread_tag = g_next_thread_tag.fetch_add(1, std::memory_order_relaxed);
+  t.owner_seq = 0;
 }
 
 void reject_entry(EntryKind kind, const std::string& message) {
@@ -35,7 +30,7 @@ bool inside_tbb_task() noexcept {
   return tbb::detail::r1::current_context() != nullptr;
 }
 
-void check_owner_guard(const Executor& target, EntryKind kind, const char* op) {
+void check_owner_guard_slow(const Executor& target, EntryKind kind, const char* op) {
   const ThreadAdmission& t = tls_admission;
   if (t.owner != 0)
     reject_entry(kind, std::string(op) +

@@ -31,11 +31,10 @@
 #include <string>
 
 #include "cpu/arbiter.hpp"
+#include "cpu/executor.hpp"
 
 namespace tenferro::detail {
 
-class Executor;
-struct ExecutorCell;
 class ExecContext;
 
 /// Per-thread admission state (trivially destructible: no TLS wrapper on the hot path).
@@ -53,8 +52,15 @@ struct ThreadAdmission {
 
 extern thread_local constinit ThreadAdmission tls_admission;
 
+inline constexpr int kOwnerSeqBits = 40;
+void refresh_thread_tag(ThreadAdmission& t) noexcept;
+
 /// A fresh, process-unique, nonzero owner (thread tag in the high bits; no shared atomic).
-ResourceOwner new_owner() noexcept;
+inline ResourceOwner new_owner() noexcept {
+  ThreadAdmission& t = tls_admission;
+  if (t.thread_tag == 0 || t.owner_seq == (std::uint64_t{1} << kOwnerSeqBits) - 1) refresh_thread_tag(t);
+  return (t.thread_tag << kOwnerSeqBits) | ++t.owner_seq;
+}
 
 /// How a rejected entry is reported (DESIGN.md section 4).
 enum class EntryKind { fallible, infallible };
@@ -62,8 +68,14 @@ enum class EntryKind { fallible, infallible };
 /// Throws Error{RuntimeState} (fallible) or ContractViolation (infallible) with `message`.
 [[noreturn]] void reject_entry(EntryKind kind, const std::string& message);
 
+void check_owner_guard_slow(const Executor& target, EntryKind kind, const char* op);
+
 /// Note [Owner guard]: throws when a standalone entry into `target` must be rejected.
-void check_owner_guard(const Executor& target, EntryKind kind, const char* op);
+inline void check_owner_guard(const Executor& target, EntryKind kind, const char* op) {
+  const ThreadAdmission& t = tls_admission;
+  if (t.owner != 0 || t.worker_cell != nullptr || target.active_owner().load(std::memory_order_acquire) != 0)
+    check_owner_guard_slow(target, kind, op);
+}
 
 /// True while the calling thread runs inside a oneTBB task.
 bool inside_tbb_task() noexcept;

@@ -102,7 +102,7 @@ void enter_execution_scope(const std::shared_ptr<const BackendState>& sp, Functi
   const ResourceOwner owner = new_owner();
   // Held for the whole callback; for blas this is the provider-exclusive permit.
   std::optional<ResourcePermit> permit(Arbiter::global().acquire(st.request, owner));
-  st.permits_acquired.fetch_add(1, std::memory_order_relaxed);
+  count_permit(st);
   ActiveOwnerScope active(ex, owner);
   OwnerScope caller(owner);
   ex.enter([&] {  // the scope's single executor entry

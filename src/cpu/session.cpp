@@ -24,7 +24,7 @@ void enter_session(const BackendState& st, FunctionRef<void(Session&)> f) {
   check_owner_guard(ex, EntryKind::infallible, "with_session");
   const ResourceOwner owner = new_owner();
   ResourcePermit permit = Arbiter::global().acquire(st.request, owner);
-  st.permits_acquired.fetch_add(1, std::memory_order_relaxed);
+  count_permit(st);
   ActiveOwnerScope active(ex, owner);
   OwnerScope caller(owner);
   ex.enter([&] {
