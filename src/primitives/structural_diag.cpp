@@ -5,6 +5,7 @@
 
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
+#include "primitives/structural_prims.hpp"
 #include "tenferro/ops/structural.hpp"
 
 namespace tenferro {
@@ -117,7 +118,7 @@ class DiagEmbedPrim final : public PrimitiveWith<DiagEmbedPrim> {
       copy_to_contiguous(in[0], packed.get(), in[0].dtype());
       T* dst = static_cast<T*>(out[0].data_ptr());
       const T* src = packed.get();
-      for_each_offset(d.shape(), d.strides(), 0, [&](I off) { dst[off] = *src++; });
+      for_each_offset(d.shape(), d.strides(), d.offset(), [&](I off) { dst[off] = *src++; });
     });
   }
   void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
@@ -183,6 +184,17 @@ class TriPrim final : public PrimitiveWith<TriPrim> {
 };
 
 }  // namespace
+
+std::shared_ptr<const Primitive> diag_primitive(std::int64_t offset) {
+  return DiagPrim(offset).share();
+}
+std::shared_ptr<const Primitive> diag_embed_primitive(std::int64_t offset) {
+  return DiagEmbedPrim(offset, -1, -1).share();
+}
+std::shared_ptr<const Primitive> tri_primitive(bool lower, std::int64_t k) {
+  return TriPrim(lower, k).share();
+}
+
 }  // namespace detail
 
 Tensor diag(const Tensor& x, std::int64_t offset) {

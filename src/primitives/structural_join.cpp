@@ -4,6 +4,7 @@
 
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
+#include "primitives/structural_prims.hpp"
 #include "tenferro/ops.hpp"
 
 namespace tenferro {
@@ -114,6 +115,11 @@ class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
 };
 
 }  // namespace
+
+std::shared_ptr<const Primitive> concatenate_primitive(std::int64_t axis) {
+  return ConcatPrim(axis).share();
+}
+
 }  // namespace detail
 
 Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis) {
