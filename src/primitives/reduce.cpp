@@ -37,25 +37,25 @@ std::string ReducePrim::params() const {
 
 ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
   const std::int64_t r = x.rank();
-  const std::string op(name());
+  auto op = [this] { return std::string(name()); };  // built only when throwing
   ResolvedAxes a;
   a.mask.assign(static_cast<std::size_t>(r), axes_.empty());
   for (std::int64_t axis : axes_) {
     if (axis < -r || axis >= r)
       throw Error(ErrorKind::InvalidArgument,
-                  op + ": axis " + std::to_string(axis) + " is out of range for input " +
+                  op() + ": axis " + std::to_string(axis) + " is out of range for input " +
                       describe(std::span<const Tensor>(&x, 1)) + " (rank " + std::to_string(r) +
                       "); expected -rank <= axis < rank");
     auto d = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
     if (a.mask[d])
-      throw Error(ErrorKind::InvalidArgument, op + ": axis " + std::to_string(axis) +
+      throw Error(ErrorKind::InvalidArgument, op() + ": axis " + std::to_string(axis) +
                                                   " appears more than once in axes " +
                                                   dims_to_string(axes_) + " for input " +
                                                   describe(std::span<const Tensor>(&x, 1)));
     a.mask[d] = true;
   }
   if ((kind_ == ReduceKind::max || kind_ == ReduceKind::min) && is_complex(x.dtype()))
-    throw Error(ErrorKind::DTypeMismatch, op + ": expected a real dtype (f32 or f64), got input " +
+    throw Error(ErrorKind::DTypeMismatch, op() + ": expected a real dtype (f32 or f64), got input " +
                                               describe(std::span<const Tensor>(&x, 1)) +
                                               "; complex numbers are not ordered");
   for (std::size_t d = 0; d < a.mask.size(); ++d) {
@@ -72,10 +72,10 @@ ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
   }
   if (a.count == 0 && (kind_ == ReduceKind::max || kind_ == ReduceKind::min))
     throw Error(ErrorKind::InvalidArgument,
-                op + ": cannot reduce over zero elements (input " +
+                op() + ": cannot reduce over zero elements (input " +
                     describe(std::span<const Tensor>(&x, 1)) + ", axes " +
                     (axes_.empty() ? std::string("all") : dims_to_string(axes_)) +
-                    "); expected every reduced axis to have size > 0 (" + op +
+                    "); expected every reduced axis to have size > 0 (" + op() +
                     " has no identity element)");
   return a;
 }

@@ -64,30 +64,33 @@ struct SumSquaresOp {
   static Acc combine(Acc a, Acc b) { return a + b; }
 };
 
-// Pairwise combination of n elements p[0], p[s], ...: 8 interleaved accumulators on leaves of
-// <= 128 elements, halves (cut at a multiple of 8) combined recursively. Depends only on n.
+// Pairwise combination of n elements p[0], p[s], ...: L interleaved accumulators (16 for 4-byte
+// accumulators, else 8: enough independent add chains to saturate the FP units) on leaves of
+// <= 16 L elements, halves (cut at a multiple of L) combined recursively. Depends only on n.
 template <class Op, class T, bool Unit>
 typename Op::Acc pairwise(const T* p, I n, I s) {
   using A = typename Op::Acc;
+  constexpr int L = sizeof(A) <= 4 ? 16 : 8;
   const I st = Unit ? 1 : s;
-  if (n < 8) {
+  if (n < L) {
     A r = Op::identity();
     for (I i = 0; i < n; ++i) r = Op::combine(r, Op::map(p[i * st]));
     return r;
   }
-  if (n <= 128) {
-    A r[8];
-    for (int k = 0; k < 8; ++k) r[k] = Op::map(p[k * st]);
-    I i = 8;
-    for (; i + 8 <= n; i += 8)
-      for (int k = 0; k < 8; ++k) r[k] = Op::combine(r[k], Op::map(p[(i + k) * st]));
-    A res = Op::combine(Op::combine(Op::combine(r[0], r[1]), Op::combine(r[2], r[3])),
-                        Op::combine(Op::combine(r[4], r[5]), Op::combine(r[6], r[7])));
+  if (n <= 16 * L) {
+    A r[L];
+    for (int k = 0; k < L; ++k) r[k] = Op::map(p[k * st]);
+    I i = L;
+    for (; i + L <= n; i += L)
+      for (int k = 0; k < L; ++k) r[k] = Op::combine(r[k], Op::map(p[(i + k) * st]));
+    for (int w = L / 2; w > 0; w /= 2)  // fixed tree over the lanes
+      for (int k = 0; k < w; ++k) r[k] = Op::combine(r[k], r[k + w]);
+    A res = r[0];
     for (; i < n; ++i) res = Op::combine(res, Op::map(p[i * st]));
     return res;
   }
   I h = n / 2;
-  h -= h % 8;
+  h -= h % L;
   return Op::combine(pairwise<Op, T, Unit>(p, h, s), pairwise<Op, T, Unit>(p + h * st, n - h, s));
 }
 
@@ -155,16 +158,16 @@ Out finalize(ReduceKind k, A acc, I n) {
   return static_cast<Out>(acc);
 }
 
-constexpr I kRowTile = 64;  // columns per rows-path task
+constexpr I kRowTile = 256;  // columns per rows-path task
 
 // Pairwise over n >= 1 rows (leaves of <= 16 rows accumulated in order), w <= kRowTile columns.
 template <class Op, class T>
-void rows_pairwise(const T* p, I n, I rs, I w, typename Op::Acc* acc) {
+void rows_pairwise(const T* __restrict p, I n, I rs, I w, typename Op::Acc* __restrict acc) {
   using A = typename Op::Acc;
   if (n <= 16) {
     for (I j = 0; j < w; ++j) acc[j] = Op::map(p[j]);
     for (I i = 1; i < n; ++i) {
-      const T* row = p + i * rs;
+      const T* __restrict row = p + i * rs;
       for (I j = 0; j < w; ++j) acc[j] = Op::combine(acc[j], Op::map(row[j]));
     }
     return;
