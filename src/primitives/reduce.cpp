@@ -55,9 +55,9 @@ ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
     a.mask[d] = true;
   }
   if ((kind_ == ReduceKind::max || kind_ == ReduceKind::min) && is_complex(x.dtype()))
-    throw Error(ErrorKind::DTypeMismatch, op() + ": expected a real dtype (f32 or f64), got input " +
-                                              describe(std::span<const Tensor>(&x, 1)) +
-                                              "; complex numbers are not ordered");
+    throw Error(ErrorKind::DTypeMismatch,
+                op() + ": expected a real dtype (f32 or f64), got input " +
+                    describe(std::span<const Tensor>(&x, 1)) + "; complex numbers are not ordered");
   for (std::size_t d = 0; d < a.mask.size(); ++d) {
     const std::int64_t n = x.shape()[d];
     if (a.mask[d]) {

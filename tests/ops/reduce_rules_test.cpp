@@ -35,25 +35,29 @@ Tensor vjp1(const detail::Primitive& p, const Tensor& x, const Tensor& ct) {
 
 }  // namespace
 
-TEST(ReduceRules, MatchFiniteDifferences) {
+class ReduceRulesRow : public ::testing::TestWithParam<ReduceRow> {};
+INSTANTIATE_TEST_SUITE_P(Table, ReduceRulesRow, ::testing::ValuesIn(reduce_table()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST_P(ReduceRulesRow, MatchFiniteDifferences) {
+  const ReduceRow& row = GetParam();
   const ReduceCase cases[] = {{{}, {}},         {{5}, {}},           {{3, 4}, {1}},
                               {{3, 4}, {0}},    {{2, 3, 4}, {0, 2}}, {{2, 3, 4}, {-1}},
                               {{4, 1, 5}, {1}}, {{3, 4}, {}}};
   std::uint64_t seed = 7;
-  for (const ReduceRow& row : reduce_table())
-    for (DType dt : {DType::f64, DType::c128}) {
-      if (row.real_only && is_complex(dt)) continue;
-      for (const ReduceCase& c : cases)
-        for (bool keep : {false, true})
-          for (Layout l : {Layout::contiguous, Layout::permuted}) {
-            ReducePrim p(kind_of(row.name), c.axes, keep);
-            Tensor x = with_layout(make_input(c.shape, dt, row.domain, seed), l);
-            check_rules_fd(p, {x}, seed++,
-                           std::string(row.name) + " " + std::string(dtype_name(dt)) + " " +
-                               dims_to_string(c.shape) + " axes " + dims_to_string(c.axes) +
-                               (keep ? " keep" : "") + " " + layout_name(l));
-          }
-    }
+  for (DType dt : {DType::f64, DType::c128}) {
+    if (row.real_only && is_complex(dt)) continue;
+    for (const ReduceCase& c : cases)
+      for (bool keep : {false, true})
+        for (Layout l : {Layout::contiguous, Layout::permuted}) {
+          ReducePrim p(kind_of(row.name), c.axes, keep);
+          Tensor x = with_layout(make_input(c.shape, dt, row.domain, seed), l);
+          check_rules_fd(p, {x}, seed++,
+                         std::string(row.name) + " " + std::string(dtype_name(dt)) + " " +
+                             dims_to_string(c.shape) + " axes " + dims_to_string(c.axes) +
+                             (keep ? " keep" : "") + " " + layout_name(l));
+        }
+  }
 }
 
 TEST(ReduceRules, MaxTiesShareTheCotangentEvenly) {

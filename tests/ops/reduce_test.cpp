@@ -79,28 +79,31 @@ void expect_error(ErrorKind kind, F&& f, std::initializer_list<const char*> frag
 
 }  // namespace
 
-TEST(Reduce, MatchesReferenceAllDtypesLayouts) {
+class ReduceRowTest : public ::testing::TestWithParam<ReduceRow> {};
+INSTANTIATE_TEST_SUITE_P(Table, ReduceRowTest, ::testing::ValuesIn(reduce_table()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST_P(ReduceRowTest, MatchesReferenceAllDtypesLayouts) {
+  const ReduceRow& row = GetParam();
   std::uint64_t seed = 1;
-  for (const ReduceRow& row : reduce_table())
-    for (DType dt : all_dtypes) {
-      if (row.real_only && is_complex(dt)) continue;
-      for (const ReduceCase& c : reduce_cases()) {
-        const bool big = dims_numel(c.shape) > 10000;
-        for (Layout l : kLayouts)
-          for (bool keep : {false, true}) {
-            if (big && (keep || l == Layout::permuted || l == Layout::broadcast)) continue;
-            Tensor x = input_for(c.shape, dt, l, row.domain, seed++);
-            if (!x.defined()) continue;
-            const std::string what = describe_case(row, dt, c.shape, c.axes, keep, l);
-            if (row.empty_throws && run_length(x, c.axes) == 0) {
-              expect_error(ErrorKind::InvalidArgument, [&] { row.op(x, c.axes, keep); },
-                           {row.name});
-              continue;
-            }
-            expect_matches(row, x, c.axes, keep, what);
+  for (DType dt : all_dtypes) {
+    if (row.real_only && is_complex(dt)) continue;
+    for (const ReduceCase& c : reduce_cases()) {
+      const bool big = dims_numel(c.shape) > 10000;
+      for (Layout l : kLayouts)
+        for (bool keep : {false, true}) {
+          if (big && (keep || l == Layout::permuted || l == Layout::broadcast)) continue;
+          Tensor x = input_for(c.shape, dt, l, row.domain, seed++);
+          if (!x.defined()) continue;
+          const std::string what = describe_case(row, dt, c.shape, c.axes, keep, l);
+          if (row.empty_throws && run_length(x, c.axes) == 0) {
+            expect_error(ErrorKind::InvalidArgument, [&] { row.op(x, c.axes, keep); }, {row.name});
+            continue;
           }
-      }
+          expect_matches(row, x, c.axes, keep, what);
+        }
     }
+  }
 }
 
 TEST(Reduce, BudgetsOneAndFourAreBitwiseEqual) {

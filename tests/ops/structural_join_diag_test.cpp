@@ -45,8 +45,8 @@ TEST(Structural, MatchesReferenceAllDtypesLayouts) {
         std::vector<RefTensor> refs;
         std::vector<std::vector<cld>> before;
         for (const Tensor& x : xs) refs.push_back(to_ref(x));
-        const std::string what = std::string(row.name) + " " + std::string(dtype_name(dt)) + " " +
-                                 layout_name(l);
+        const std::string what =
+            std::string(row.name) + " " + std::string(dtype_name(dt)) + " " + layout_name(l);
         Tensor y = row.op(xs);
         RefTensor want = row.ref(refs);
         ASSERT_EQ(y.dtype(), dt) << what;
@@ -105,18 +105,32 @@ TEST(Structural, EdgeShapes) {
   for (std::int64_t k = -4; k <= 4; ++k) {
     Tensor t = tril(m, k), u = triu(m, k + 1);
     std::vector<double> tv = t.to_vector<double>(), uv = u.to_vector<double>();
-    for (std::size_t i = 0; i < tv.size(); ++i) EXPECT_EQ(tv[i] + uv[i], static_cast<double>(i)) << k;
+    for (std::size_t i = 0; i < tv.size(); ++i)
+      EXPECT_EQ(tv[i] + uv[i], static_cast<double>(i)) << k;
   }
 }
 
 TEST(Structural, BadInput) {
   Tensor a = zeros({2, 3}), b = zeros({2, 4}), c = zeros({2, 3}, DType::f32), v = zeros({3});
-  expect_error(ErrorKind::ShapeMismatch, [&] { concatenate({a, b}, 0); },
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 concatenate({a, b}, 0);
+               },
                {"concatenate", "[2, 3] f64, [2, 4] f64"});
-  expect_error(ErrorKind::ShapeMismatch, [&] { concatenate({a, v}, 0); }, {"concatenate", "[3] f64"});
-  expect_error(ErrorKind::DTypeMismatch, [&] { concatenate({a, c}, 1); },
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 concatenate({a, v}, 0);
+               },
+               {"concatenate", "[3] f64"});
+  expect_error(ErrorKind::DTypeMismatch,
+               [&] {
+                 concatenate({a, c}, 1);
+               },
                {"concatenate", "[2, 3] f32", "cast"});
-  expect_error(ErrorKind::InvalidArgument, [&] { concatenate({a, a}, 2); },
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 concatenate({a, a}, 2);
+               },
                {"concatenate", "axis 2", "[2, 3] f64"});
   expect_error(ErrorKind::InvalidArgument, [&] { concatenate({scalar_tensor(1.0)}, 0); },
                {"concatenate", "[] f64"});
@@ -124,7 +138,11 @@ TEST(Structural, BadInput) {
                {"concatenate", "at least one"});
   expect_error(ErrorKind::InvalidArgument, [&] { stack(std::span<const Tensor>{}, 0); },
                {"stack", "at least one"});
-  expect_error(ErrorKind::ShapeMismatch, [&] { stack({a, b}); }, {"stack", "[2, 3] f64, [2, 4] f64"});
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 stack({a, b});
+               },
+               {"stack", "[2, 3] f64, [2, 4] f64"});
   expect_error(ErrorKind::DTypeMismatch, [&] { stack({a, c}); }, {"stack", "f32"});
   expect_error(ErrorKind::InvalidArgument, [&] { stack({a, a}, 3); }, {"stack", "axis 3"});
   expect_error(ErrorKind::InvalidArgument, [&] { tril(v); }, {"tril", "[3] f64", "rank >= 2"});
