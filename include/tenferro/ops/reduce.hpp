@@ -27,7 +27,8 @@
 //  - prod: ct * conj(product of the other elements), computed without division, so inputs with
 //    zeros get exact gradients. Second derivatives of prod are not available (Unsupported).
 //  - max/min: the cotangent is split evenly among the elements that attain the extremum (ties
-//    share it, like PyTorch's amax/amin); elements that do not attain it get 0.
+//    share it, like PyTorch's amax/amin); elements that do not attain it get 0 (so does every
+//    element when the extremum is NaN).
 //  - sum_squares: 2 * x * ct (ct is real); norm: x * ct / norm, and 0 where norm == 0 (as PyTorch).
 #pragma once
 
