@@ -22,7 +22,8 @@ namespace {
 }
 
 // Every listed dimension in [0, rank) and used at most once across batch and contract lists.
-void check_lists(std::span<const Tensor> in, const DotGeneralParams& p, std::size_t which) {
+// Returns which dimensions are listed (the rest are the operand's free dimensions).
+SmallVector<bool, 8> check_lists(std::span<const Tensor> in, const DotGeneralParams& p, std::size_t which) {
   const Tensor& t = in[which];
   const Dims& batch = which == 0 ? p.dims.lhs_batch : p.dims.rhs_batch;
   const Dims& contract = which == 0 ? p.dims.lhs_contract : p.dims.rhs_contract;
@@ -44,6 +45,7 @@ void check_lists(std::span<const Tensor> in, const DotGeneralParams& p, std::siz
       seen[static_cast<std::size_t>(d)] = true;
     }
   }
+  return seen;
 }
 
 void check_pairs(std::span<const Tensor> in, const DotGeneralParams& p, const Dims& l, const Dims& r,
@@ -140,17 +142,17 @@ std::string DotGeneralPrim::params() const {
 void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
   if (in.size() != 2)
     throw Error(ErrorKind::InvalidArgument, "dot_general: expected 2 inputs, got " + std::to_string(in.size()));
-  check_lists(in, p_, 0);
-  check_lists(in, p_, 1);
+  const SmallVector<bool, 8> listed_a = check_lists(in, p_, 0);
+  const SmallVector<bool, 8> listed_b = check_lists(in, p_, 1);
   check_pairs(in, p_, p_.dims.lhs_batch, p_.dims.rhs_batch, "batch");
   check_pairs(in, p_, p_.dims.lhs_contract, p_.dims.rhs_contract, "contracting");
   TensorSpec spec;
   spec.dtype = p_.out_dtype ? *p_.out_dtype : promote(in[0].dtype(), in[1].dtype());
   for (std::int64_t d : p_.dims.lhs_batch) spec.shape.push_back(in[0].shape()[static_cast<std::size_t>(d)]);
-  for (std::int64_t d = 0; d < in[0].rank(); ++d)
-    if (!listed(p_.dims.lhs_batch, p_.dims.lhs_contract, d)) spec.shape.push_back(in[0].shape()[static_cast<std::size_t>(d)]);
-  for (std::int64_t d = 0; d < in[1].rank(); ++d)
-    if (!listed(p_.dims.rhs_batch, p_.dims.rhs_contract, d)) spec.shape.push_back(in[1].shape()[static_cast<std::size_t>(d)]);
+  for (std::size_t d = 0; d < listed_a.size(); ++d)
+    if (!listed_a[d]) spec.shape.push_back(in[0].shape()[d]);
+  for (std::size_t d = 0; d < listed_b.size(); ++d)
+    if (!listed_b[d]) spec.shape.push_back(in[1].shape()[d]);
   out.push_back(std::move(spec));
 }
 

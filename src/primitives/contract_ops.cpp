@@ -102,8 +102,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // dot_general already come out in matmul order.
   if (ra <= 2 || rb <= 2) {
     if (rb <= 2 || ra == 1) {
-      DotDims d{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}};
-      return dot_general(a, b, d);
+      return detail::dot_general_ex(a, b, {DotDims{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}}});
     }
   }
   // Batched: broadcast the batch dimensions (NumPy rules), then one batched dot_general.
@@ -126,7 +125,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   };
   const Tensor fa = full(a), fb = full(b);
   Dims bd = detail::range(0, nb);
-  return dot_general(fa, fb, DotDims{bd, bd, {nb + 1}, {nb}});
+  return detail::dot_general_ex(fa, fb, {DotDims{bd, bd, {nb + 1}, {nb}}});
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
@@ -137,7 +136,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
     op_error(ErrorKind::ShapeMismatch, "bmm", a, b, "batch sizes differ; expected equal batch sizes");
   if (a.shape()[2] != b.shape()[1])
     op_error(ErrorKind::ShapeMismatch, "bmm", a, b, "a's dimension 2 must equal b's dimension 1");
-  return dot_general(a, b, DotDims{{0}, {0}, {2}, {1}});
+  return detail::dot_general_ex(a, b, {DotDims{{0}, {0}, {2}, {1}}});
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, Dims axes_a, Dims axes_b) {

@@ -64,6 +64,7 @@ Axes contract_axes(const Tensor& t, const Dims& dims, const Dims& order) {
 Dims order_by_stride(const Tensor& t, const Dims& dims) {
   Dims order;
   for (std::size_t i = 0; i < dims.size(); ++i) order.push_back(static_cast<std::int64_t>(i));
+  if (order.size() <= 1) return order;
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
     return t.strides()[static_cast<std::size_t>(dims[static_cast<std::size_t>(x)])] >
            t.strides()[static_cast<std::size_t>(dims[static_cast<std::size_t>(y)])];
@@ -73,12 +74,14 @@ Dims order_by_stride(const Tensor& t, const Dims& dims) {
 
 Operand describe_operand(const Tensor& t, const Dims& batch, const Dims& contract, const Dims& order) {
   Operand op;
-  for (std::int64_t d : batch) op.batch.push_back({t.shape()[static_cast<std::size_t>(d)], t.strides()[static_cast<std::size_t>(d)]});
-  for (std::int64_t d = 0; d < t.rank(); ++d) {
-    if (std::find(batch.begin(), batch.end(), d) != batch.end()) continue;
-    if (std::find(contract.begin(), contract.end(), d) != contract.end()) continue;
-    op.free.push_back({t.shape()[static_cast<std::size_t>(d)], t.strides()[static_cast<std::size_t>(d)]});
+  SmallVector<bool, 8> listed(static_cast<std::size_t>(t.rank()), false);
+  for (std::int64_t d : batch) {
+    listed[static_cast<std::size_t>(d)] = true;
+    op.batch.push_back({t.shape()[static_cast<std::size_t>(d)], t.strides()[static_cast<std::size_t>(d)]});
   }
+  for (std::int64_t d : contract) listed[static_cast<std::size_t>(d)] = true;
+  for (std::size_t d = 0; d < listed.size(); ++d)
+    if (!listed[d]) op.free.push_back({t.shape()[d], t.strides()[d]});
   op.contract = contract_axes(t, contract, order);
   return op;
 }
