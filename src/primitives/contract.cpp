@@ -23,7 +23,8 @@ namespace {
 
 // Every listed dimension in [0, rank) and used at most once across batch and contract lists.
 // Returns which dimensions are listed (the rest are the operand's free dimensions).
-SmallVector<bool, 8> check_lists(std::span<const Tensor> in, const DotGeneralParams& p, std::size_t which) {
+SmallVector<bool, 8> check_lists(std::span<const Tensor> in, const DotGeneralParams& p,
+                                 std::size_t which) {
   const Tensor& t = in[which];
   const Dims& batch = which == 0 ? p.dims.lhs_batch : p.dims.rhs_batch;
   const Dims& contract = which == 0 ? p.dims.lhs_contract : p.dims.rhs_contract;
@@ -33,8 +34,9 @@ SmallVector<bool, 8> check_lists(std::span<const Tensor> in, const DotGeneralPar
     for (std::int64_t d : *list) {
       if (d < 0 || d >= t.rank())
         dot_error(ErrorKind::InvalidArgument, in,
-                  std::string(side) + " dimension " + std::to_string(d) + " is out of range for rank " +
-                      std::to_string(t.rank()) + "; expected 0 <= dim < rank",
+                  std::string(side) + " dimension " + std::to_string(d) +
+                      " is out of range for rank " + std::to_string(t.rank()) +
+                      "; expected 0 <= dim < rank",
                   p);
       if (seen[static_cast<std::size_t>(d)])
         dot_error(ErrorKind::InvalidArgument, in,
@@ -48,21 +50,21 @@ SmallVector<bool, 8> check_lists(std::span<const Tensor> in, const DotGeneralPar
   return seen;
 }
 
-void check_pairs(std::span<const Tensor> in, const DotGeneralParams& p, const Dims& l, const Dims& r,
-                 const char* what) {
+void check_pairs(std::span<const Tensor> in, const DotGeneralParams& p, const Dims& l,
+                 const Dims& r, const char* what) {
   if (l.size() != r.size())
     dot_error(ErrorKind::InvalidArgument, in,
-              std::string(what) + " lists have different lengths (" + std::to_string(l.size()) + " vs " +
-                  std::to_string(r.size()) + "); expected equal lengths",
+              std::string(what) + " lists have different lengths (" + std::to_string(l.size()) +
+                  " vs " + std::to_string(r.size()) + "); expected equal lengths",
               p);
   for (std::size_t i = 0; i < l.size(); ++i) {
     std::int64_t ls = in[0].shape()[static_cast<std::size_t>(l[i])];
     std::int64_t rs = in[1].shape()[static_cast<std::size_t>(r[i])];
     if (ls != rs)
       dot_error(ErrorKind::ShapeMismatch, in,
-                std::string(what) + " dimension pair " + std::to_string(i) + " (lhs dim " + std::to_string(l[i]) +
-                    ", rhs dim " + std::to_string(r[i]) + ") has sizes " + std::to_string(ls) + " and " +
-                    std::to_string(rs) + "; expected equal sizes",
+                std::string(what) + " dimension pair " + std::to_string(i) + " (lhs dim " +
+                    std::to_string(l[i]) + ", rhs dim " + std::to_string(r[i]) + ") has sizes " +
+                    std::to_string(ls) + " and " + std::to_string(rs) + "; expected equal sizes",
                 p);
   }
 }
@@ -104,12 +106,13 @@ bool is_identity(const Dims& perm) {
 // rhs, where the roles of x and y are exchanged). Conjugation per Note [dot_general parameters]:
 // for conj_x = false, x_bar = g . conj(op_y(y)); for conj_x = true, x_bar = conj(g) . op_y(y).
 Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Dims& x_batch,
-                     const Dims& y_batch, const Dims& x_contract, const Dims& y_contract, bool conj_x,
-                     bool conj_y, bool swap_ans) {
+                     const Dims& y_batch, const Dims& x_contract, const Dims& y_contract,
+                     bool conj_x, bool conj_y, bool swap_ans) {
   const Dims x_kept = free_dims(x.rank(), x_batch, x_contract);
   const Dims y_kept = free_dims(y.rank(), y_batch, y_contract);
   const auto nb = static_cast<std::int64_t>(x_batch.size());
-  const auto nx = static_cast<std::int64_t>(x_kept.size()), ny = static_cast<std::int64_t>(y_kept.size());
+  const auto nx = static_cast<std::int64_t>(x_kept.size()),
+             ny = static_cast<std::int64_t>(y_kept.size());
   DotGeneralParams q;
   q.dims.lhs_batch = iota(0, nb);
   q.dims.rhs_batch = y_batch;
@@ -121,7 +124,8 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Di
   // Result layout: x_batch, x_kept, then x_contract ordered by their partners in y.
   Dims order = x_batch;
   order.append(x_kept.begin(), x_kept.end());
-  for (std::int64_t i : argsort(y_contract)) order.push_back(x_contract[static_cast<std::size_t>(i)]);
+  for (std::int64_t i : argsort(y_contract))
+    order.push_back(x_contract[static_cast<std::size_t>(i)]);
   Tensor r = dot_general_ex(g, y, std::move(q));
   Dims back = argsort(order);
   return is_identity(back) ? r : permute(r, std::move(back));
@@ -130,8 +134,9 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Di
 }  // namespace
 
 std::string DotGeneralPrim::params() const {
-  std::string s = "lhs_batch=" + dims_to_string(p_.dims.lhs_batch) + " rhs_batch=" +
-                  dims_to_string(p_.dims.rhs_batch) + " lhs_contract=" + dims_to_string(p_.dims.lhs_contract) +
+  std::string s = "lhs_batch=" + dims_to_string(p_.dims.lhs_batch) +
+                  " rhs_batch=" + dims_to_string(p_.dims.rhs_batch) +
+                  " lhs_contract=" + dims_to_string(p_.dims.lhs_contract) +
                   " rhs_contract=" + dims_to_string(p_.dims.rhs_contract);
   if (p_.conj_lhs) s += " conj_lhs=true";
   if (p_.conj_rhs) s += " conj_rhs=true";
@@ -141,14 +146,16 @@ std::string DotGeneralPrim::params() const {
 
 void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
   if (in.size() != 2)
-    throw Error(ErrorKind::InvalidArgument, "dot_general: expected 2 inputs, got " + std::to_string(in.size()));
+    throw Error(ErrorKind::InvalidArgument,
+                "dot_general: expected 2 inputs, got " + std::to_string(in.size()));
   const SmallVector<bool, 8> listed_a = check_lists(in, p_, 0);
   const SmallVector<bool, 8> listed_b = check_lists(in, p_, 1);
   check_pairs(in, p_, p_.dims.lhs_batch, p_.dims.rhs_batch, "batch");
   check_pairs(in, p_, p_.dims.lhs_contract, p_.dims.rhs_contract, "contracting");
   TensorSpec spec;
   spec.dtype = p_.out_dtype ? *p_.out_dtype : promote(in[0].dtype(), in[1].dtype());
-  for (std::int64_t d : p_.dims.lhs_batch) spec.shape.push_back(in[0].shape()[static_cast<std::size_t>(d)]);
+  for (std::int64_t d : p_.dims.lhs_batch)
+    spec.shape.push_back(in[0].shape()[static_cast<std::size_t>(d)]);
   for (std::size_t d = 0; d < listed_a.size(); ++d)
     if (!listed_a[d]) spec.shape.push_back(in[0].shape()[d]);
   for (std::size_t d = 0; d < listed_b.size(); ++d)
@@ -156,7 +163,8 @@ void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
   out.push_back(std::move(spec));
 }
 
-void DotGeneralPrim::execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const {
+void DotGeneralPrim::execute(ExecContext& ctx, std::span<const Tensor> in,
+                             std::span<Tensor> out) const {
   dot_general_kernel(ctx, in[0], in[1], p_, out[0]);
 }
 
@@ -173,16 +181,17 @@ void DotGeneralPrim::jvp(std::span<const Tensor> primals, std::span<const Tensor
     out_t[0] = da.defined() ? da : db;
 }
 
-void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
-                         std::span<const bool> needs, std::span<Tensor> in_ct) const {
+void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>,
+                         std::span<const Tensor> ct, std::span<const bool> needs,
+                         std::span<Tensor> in_ct) const {
   if (!ct[0].defined()) return;
   const DotDims& d = p_.dims;
   if (needs[0])
-    in_ct[0] = transpose_lhs(ct[0], primals[0], primals[1], d.lhs_batch, d.rhs_batch, d.lhs_contract,
-                             d.rhs_contract, p_.conj_lhs, p_.conj_rhs, false);
+    in_ct[0] = transpose_lhs(ct[0], primals[0], primals[1], d.lhs_batch, d.rhs_batch,
+                             d.lhs_contract, d.rhs_contract, p_.conj_lhs, p_.conj_rhs, false);
   if (needs[1])
-    in_ct[1] = transpose_lhs(ct[0], primals[1], primals[0], d.rhs_batch, d.lhs_batch, d.rhs_contract,
-                             d.lhs_contract, p_.conj_rhs, p_.conj_lhs, true);
+    in_ct[1] = transpose_lhs(ct[0], primals[1], primals[0], d.rhs_batch, d.lhs_batch,
+                             d.rhs_contract, d.lhs_contract, p_.conj_rhs, p_.conj_lhs, true);
 }
 
 Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p) {

@@ -72,12 +72,14 @@ Dims order_by_stride(const Tensor& t, const Dims& dims) {
   return order;
 }
 
-Operand describe_operand(const Tensor& t, const Dims& batch, const Dims& contract, const Dims& order) {
+Operand describe_operand(const Tensor& t, const Dims& batch, const Dims& contract,
+                         const Dims& order) {
   Operand op;
   SmallVector<bool, 8> listed(static_cast<std::size_t>(t.rank()), false);
   for (std::int64_t d : batch) {
     listed[static_cast<std::size_t>(d)] = true;
-    op.batch.push_back({t.shape()[static_cast<std::size_t>(d)], t.strides()[static_cast<std::size_t>(d)]});
+    op.batch.push_back(
+        {t.shape()[static_cast<std::size_t>(d)], t.strides()[static_cast<std::size_t>(d)]});
   }
   for (std::int64_t d : contract) listed[static_cast<std::size_t>(d)] = true;
   for (std::size_t d = 0; d < listed.size(); ++d)
@@ -115,8 +117,8 @@ void pack(ExecContext& ctx, const Tensor& t, Operand& op, bool lhs, DType ct, St
 
 }  // namespace
 
-void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b, const DotGeneralParams& prm,
-                        Tensor& out) {
+void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
+                        const DotGeneralParams& prm, Tensor& out) {
   if (out.numel() == 0) return;
   const DotDims& d = prm.dims;
   const DType ct = promote(promote(a.dtype(), b.dtype()), out.dtype());
@@ -142,7 +144,8 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b, cons
   }
   for (const Axis& ax : A.contract)
     if (ax.size == 0) {  // k == 0: the sum is empty
-      std::memset(out.data_ptr(), 0, static_cast<std::size_t>(out.numel()) * dtype_size(out.dtype()));
+      std::memset(out.data_ptr(), 0,
+                  static_cast<std::size_t>(out.numel()) * dtype_size(out.dtype()));
       return;
     }
 

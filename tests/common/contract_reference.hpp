@@ -45,11 +45,15 @@ inline std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_
 /// dot_general by definition: out[batch, free_a, free_b] = sum_contract opa(a) * opb(b).
 /// When out_real, keeps the real part (a complex -> real output dtype).
 inline Reference reference_dot_general(const Tensor& a, const Tensor& b, const DotDims& d,
-                                       bool conj_a = false, bool conj_b = false, bool out_real = false) {
+                                       bool conj_a = false, bool conj_b = false,
+                                       bool out_real = false) {
   auto va = values_ld(a), vb = values_ld(b);
-  std::vector<std::int64_t> sa(a.shape().begin(), a.shape().end()), sb(b.shape().begin(), b.shape().end());
+  std::vector<std::int64_t> sa(a.shape().begin(), a.shape().end()),
+      sb(b.shape().begin(), b.shape().end());
   auto ta = row_major_strides(sa), tb = row_major_strides(sb);
-  auto in_list = [](const Dims& l, std::int64_t x) { return std::find(l.begin(), l.end(), x) != l.end(); };
+  auto in_list = [](const Dims& l, std::int64_t x) {
+    return std::find(l.begin(), l.end(), x) != l.end();
+  };
   std::vector<std::int64_t> fa, fb;
   for (std::int64_t i = 0; i < a.rank(); ++i)
     if (!in_list(d.lhs_batch, i) && !in_list(d.lhs_contract, i)) fa.push_back(i);
@@ -78,7 +82,8 @@ inline Reference reference_dot_general(const Tensor& a, const Tensor& b, const D
       base_a += idx[i] * ta[static_cast<std::size_t>(d.lhs_batch[i])];
       base_b += idx[i] * tb[static_cast<std::size_t>(d.rhs_batch[i])];
     }
-    for (std::size_t i = 0; i < fa.size(); ++i) base_a += idx[nb + i] * ta[static_cast<std::size_t>(fa[i])];
+    for (std::size_t i = 0; i < fa.size(); ++i)
+      base_a += idx[nb + i] * ta[static_cast<std::size_t>(fa[i])];
     for (std::size_t i = 0; i < fb.size(); ++i)
       base_b += idx[nb + fa.size() + i] * tb[static_cast<std::size_t>(fb[i])];
     cld sum = 0;
@@ -95,8 +100,10 @@ inline Reference reference_dot_general(const Tensor& a, const Tensor& b, const D
       if (conj_a) x = std::conj(x);
       if (conj_b) y = std::conj(y);
       // Written out: std::complex's operator* takes a slow NaN-recovery path.
-      sum += cld(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
-      mag += (std::fabs(x.real()) + std::fabs(x.imag())) * (std::fabs(y.real()) + std::fabs(y.imag()));
+      sum +=
+          cld(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
+      mag +=
+          (std::fabs(x.real()) + std::fabs(x.imag())) * (std::fabs(y.real()) + std::fabs(y.imag()));
     }
     if (out_real) sum = cld(sum.real(), 0);
     r.values.push_back(sum);
@@ -119,8 +126,9 @@ inline void expect_matches(const Tensor& got, const Reference& ref, DType dtype,
   for (std::size_t i = 0; i < v.size(); ++i) {
     long double err = std::abs(v[i] - ref.values[i]);
     ASSERT_LE(err, tol * (ref.magnitude[i] + 1e-30L))
-        << what << ": element " << i << " got " << (double)v[i].real() << "+" << (double)v[i].imag() << "i, expected "
-        << (double)ref.values[i].real() << "+" << (double)ref.values[i].imag() << "i";
+        << what << ": element " << i << " got " << (double)v[i].real() << "+" << (double)v[i].imag()
+        << "i, expected " << (double)ref.values[i].real() << "+" << (double)ref.values[i].imag()
+        << "i";
   }
 }
 

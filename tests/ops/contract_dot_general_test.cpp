@@ -42,10 +42,14 @@ std::vector<DotCase> dot_cases() {
 enum class Layout { contiguous, transposed, sliced, broadcast };
 const char* layout_name(Layout l) {
   switch (l) {
-    case Layout::contiguous: return "contiguous";
-    case Layout::transposed: return "transposed";
-    case Layout::sliced: return "sliced";
-    case Layout::broadcast: return "broadcast";
+    case Layout::contiguous:
+      return "contiguous";
+    case Layout::transposed:
+      return "transposed";
+    case Layout::sliced:
+      return "sliced";
+    case Layout::broadcast:
+      return "broadcast";
   }
   return "?";
 }
@@ -53,7 +57,8 @@ const char* layout_name(Layout l) {
 Tensor make_operand(const Dims& shape, DType dtype, Layout layout, std::uint64_t seed) {
   const auto r = static_cast<std::int64_t>(shape.size());
   switch (layout) {
-    case Layout::contiguous: break;
+    case Layout::contiguous:
+      break;
     case Layout::transposed: {
       if (r < 2) break;
       Dims rev, perm;
@@ -83,9 +88,9 @@ struct DTypePair {
   DType a, b;
 };
 constexpr DTypePair kDTypePairs[] = {
-    {DType::f32, DType::f32},  {DType::f64, DType::f64}, {DType::c64, DType::c64},
-    {DType::c128, DType::c128}, {DType::f32, DType::f64}, {DType::f64, DType::c64},
-    {DType::c64, DType::f32},  {DType::f32, DType::c128},
+    {DType::f32, DType::f32},   {DType::f64, DType::f64},  {DType::c64, DType::c64},
+    {DType::c128, DType::c128}, {DType::f32, DType::f64},  {DType::f64, DType::c64},
+    {DType::c64, DType::f32},   {DType::f32, DType::c128},
 };
 
 TEST(ContractDotGeneral, MatchesReferenceForAllCasesDTypesAndLayouts) {
@@ -93,7 +98,8 @@ TEST(ContractDotGeneral, MatchesReferenceForAllCasesDTypesAndLayouts) {
   int checked = 0;
   for (const DotCase& c : dot_cases()) {
     for (DTypePair dt : kDTypePairs) {
-      for (Layout la : {Layout::contiguous, Layout::transposed, Layout::sliced, Layout::broadcast}) {
+      for (Layout la :
+           {Layout::contiguous, Layout::transposed, Layout::sliced, Layout::broadcast}) {
         Layout lb = la == Layout::sliced ? Layout::transposed : la;
         Tensor a = make_operand(c.a, dt.a, la, seed++);
         Tensor b = make_operand(c.b, dt.b, lb, seed++);
@@ -176,7 +182,9 @@ void expect_error(F&& f, ErrorKind kind, std::initializer_list<const char*> need
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char* n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << "missing '" << n << "' in: " << e.what();
+    for (const char* n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "missing '" << n << "' in: " << e.what();
   }
 }
 
@@ -184,15 +192,41 @@ TEST(ContractDotGeneral, InvalidDimensionNumbers) {
   Tensor a = randn({3, 4}, 1), b = randn({4, 5}, 2, DType::f32);
   auto before_a = testing::raw_bytes(a), before_b = testing::raw_bytes(b);
   const char* shapes[] = {"dot_general", "[3, 4] f64", "[4, 5] f32"};
-  expect_error([&] { dot_general(a, b, {{}, {}, {2}, {0}}); }, ErrorKind::InvalidArgument,
-               {shapes[0], shapes[1], shapes[2], "out of range"});
-  expect_error([&] { dot_general(a, b, {{}, {}, {-1}, {0}}); }, ErrorKind::InvalidArgument, {shapes[0], "out of range"});
-  expect_error([&] { dot_general(a, b, {{}, {}, {1}, {5}}); }, ErrorKind::InvalidArgument, {shapes[0], "rhs"});
-  expect_error([&] { dot_general(a, b, {{1}, {0}, {1}, {0}}); }, ErrorKind::InvalidArgument,
-               {shapes[0], "more than once"});
-  expect_error([&] { dot_general(a, b, {{}, {}, {1, 1}, {0, 1}}); }, ErrorKind::InvalidArgument, {"more than once"});
-  expect_error([&] { dot_general(a, b, {{0}, {}, {1}, {0}}); }, ErrorKind::InvalidArgument, {"different lengths"});
-  expect_error([&] { dot_general(a, b, {{}, {}, {1}, {}}); }, ErrorKind::InvalidArgument, {"different lengths"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{}, {}, {2}, {0}});
+      },
+      ErrorKind::InvalidArgument, {shapes[0], shapes[1], shapes[2], "out of range"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{}, {}, {-1}, {0}});
+      },
+      ErrorKind::InvalidArgument, {shapes[0], "out of range"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{}, {}, {1}, {5}});
+      },
+      ErrorKind::InvalidArgument, {shapes[0], "rhs"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{1}, {0}, {1}, {0}});
+      },
+      ErrorKind::InvalidArgument, {shapes[0], "more than once"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{}, {}, {1, 1}, {0, 1}});
+      },
+      ErrorKind::InvalidArgument, {"more than once"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{0}, {}, {1}, {0}});
+      },
+      ErrorKind::InvalidArgument, {"different lengths"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{}, {}, {1}, {}});
+      },
+      ErrorKind::InvalidArgument, {"different lengths"});
   EXPECT_EQ(before_a, testing::raw_bytes(a));
   EXPECT_EQ(before_b, testing::raw_bytes(b));
 }
@@ -200,9 +234,16 @@ TEST(ContractDotGeneral, InvalidDimensionNumbers) {
 TEST(ContractDotGeneral, SizeMismatches) {
   Tensor a = randn({2, 3, 4}, 1, DType::c64), b = randn({3, 5, 4}, 2);
   auto before_a = testing::raw_bytes(a), before_b = testing::raw_bytes(b);
-  expect_error([&] { dot_general(a, b, {{}, {}, {2}, {1}}); }, ErrorKind::ShapeMismatch,
-               {"dot_general", "[2, 3, 4] c64", "[3, 5, 4] f64", "sizes 4 and 5"});
-  expect_error([&] { dot_general(a, b, {{0}, {0}, {2}, {2}}); }, ErrorKind::ShapeMismatch, {"batch", "sizes 2 and 3"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{}, {}, {2}, {1}});
+      },
+      ErrorKind::ShapeMismatch, {"dot_general", "[2, 3, 4] c64", "[3, 5, 4] f64", "sizes 4 and 5"});
+  expect_error(
+      [&] {
+        dot_general(a, b, {{0}, {0}, {2}, {2}});
+      },
+      ErrorKind::ShapeMismatch, {"batch", "sizes 2 and 3"});
   EXPECT_EQ(before_a, testing::raw_bytes(a));
   EXPECT_EQ(before_b, testing::raw_bytes(b));
   expect_error([&] { dot_general(Tensor(), b, {}); }, ErrorKind::InvalidArgument, {"undefined"});

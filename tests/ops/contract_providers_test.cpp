@@ -35,8 +35,9 @@ TEST(ContractProviders, LargeGemmRunsOnOpenBlas) {
     // Transposed operands pass to BLAS as Trans with their leading dimension.
     Tensor ct = matmul(a.transpose(), b.transpose());
     EXPECT_EQ(last_gemm_provider(), "openblas");
-    testing::expect_matches(ct, testing::reference_dot_general(a.transpose(), b.transpose(), {{}, {}, {1}, {0}}), d,
-                            "openblas transposed");
+    testing::expect_matches(
+        ct, testing::reference_dot_general(a.transpose(), b.transpose(), {{}, {}, {1}, {0}}), d,
+        "openblas transposed");
     BackendGuard use(blas);
     Tensor cb = matmul(a, b);
     EXPECT_EQ(last_gemm_provider(), "openblas");
@@ -57,7 +58,8 @@ TEST(ContractProviders, MidSizeRunsOnNativeKernel) {
 }
 
 TEST(ContractProviders, ConjugatedOperandsOnBlas) {
-  // conj of a row-major operand cannot be expressed in BLAS: packed; of a transposed one: ConjTrans.
+  // conj of a row-major operand cannot be expressed in BLAS: packed; of a transposed one:
+  // ConjTrans.
   Tensor a = randn({32, 40}, 1, DType::c128), b = randn({40, 36}, 2, DType::c128);
   for (bool ca : {false, true})
     for (bool cb : {false, true})
@@ -69,7 +71,8 @@ TEST(ContractProviders, ConjugatedOperandsOnBlas) {
         p.conj_rhs = cb;
         Tensor c = detail::dot_general_ex(aa, b, p);
         EXPECT_EQ(last_gemm_provider(), "openblas");
-        testing::expect_matches(c, testing::reference_dot_general(aa, b, p.dims, ca, cb), DType::c128, "conj blas");
+        testing::expect_matches(c, testing::reference_dot_general(aa, b, p.dims, ca, cb),
+                                DType::c128, "conj blas");
       }
 }
 
@@ -96,7 +99,8 @@ TEST(ContractProviders, UnsupportedProviderFallsThrough) {
     Tensor c = bmm(a, b);
     EXPECT_EQ(declines.calls, before + 1);
     EXPECT_EQ(last_gemm_provider(), "small_fixed");
-    testing::expect_matches(c, testing::reference_dot_general(a, b, {{0}, {0}, {2}, {1}}), d, "fall-through");
+    testing::expect_matches(c, testing::reference_dot_general(a, b, {{0}, {0}, {2}, {1}}), d,
+                            "fall-through");
   }
 }
 
@@ -154,18 +158,30 @@ struct Placed {
   std::int64_t base, rs, cs;
 };
 template <class T>
-Placed place(std::vector<T>& buf, const std::vector<T>& vals, std::int64_t rows, std::int64_t cols, Lay lay) {
+Placed place(std::vector<T>& buf, const std::vector<T>& vals, std::int64_t rows, std::int64_t cols,
+             Lay lay) {
   Placed pl{};
   switch (lay) {
-    case Lay::row: pl = {0, cols, 1}; break;
-    case Lay::col: pl = {0, 1, rows}; break;
-    case Lay::padded: pl = {0, cols + 3, 1}; break;
-    case Lay::strided_neg: pl = {(rows - 1) * 2 * cols, -2 * cols, 2}; break;
-    case Lay::broadcast_rows: pl = {0, 0, 1}; break;
+    case Lay::row:
+      pl = {0, cols, 1};
+      break;
+    case Lay::col:
+      pl = {0, 1, rows};
+      break;
+    case Lay::padded:
+      pl = {0, cols + 3, 1};
+      break;
+    case Lay::strided_neg:
+      pl = {(rows - 1) * 2 * cols, -2 * cols, 2};
+      break;
+    case Lay::broadcast_rows:
+      pl = {0, 0, 1};
+      break;
   }
   std::int64_t need = 1;
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) need = std::max(need, pl.base + i * pl.rs + j * pl.cs + 1);
+    for (std::int64_t j = 0; j < cols; ++j)
+      need = std::max(need, pl.base + i * pl.rs + j * pl.cs + 1);
   buf.assign(static_cast<std::size_t>(need), T{});
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < cols; ++j)
@@ -193,8 +209,8 @@ cld to_cld(T v) {
 
 // Runs `run(problem)` on a batch-3 problem and compares with the definition.
 template <class T, class Run>
-void check_kernel(std::int64_t m, std::int64_t n, std::int64_t k, Lay la, Lay lb, bool ca, bool cb, Run&& run,
-                  std::mt19937_64& rng) {
+void check_kernel(std::int64_t m, std::int64_t n, std::int64_t k, Lay la, Lay lb, bool ca, bool cb,
+                  Run&& run, std::mt19937_64& rng) {
   const std::int64_t batch = 3;
   std::vector<std::vector<T>> av(batch), bv(batch);
   std::vector<T> abuf_all, bbuf_all;
@@ -246,17 +262,22 @@ void check_kernel(std::int64_t m, std::int64_t n, std::int64_t k, Lay la, Lay lb
         cld s = 0;
         long double mag = 0;
         for (std::int64_t q = 0; q < k; ++q) {
-          cld x = to_cld(av[bi][static_cast<std::size_t>((la == Lay::broadcast_rows ? 0 : i) * k + q)]);
-          cld y = to_cld(bv[bi][static_cast<std::size_t>((lb == Lay::broadcast_rows ? 0 : q) * n + j)]);
+          cld x =
+              to_cld(av[bi][static_cast<std::size_t>((la == Lay::broadcast_rows ? 0 : i) * k + q)]);
+          cld y =
+              to_cld(bv[bi][static_cast<std::size_t>((lb == Lay::broadcast_rows ? 0 : q) * n + j)]);
           if (ca) x = std::conj(x);
           if (cb) y = std::conj(y);
-          s += cld(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
-          mag += (std::fabs(x.real()) + std::fabs(x.imag())) * (std::fabs(y.real()) + std::fabs(y.imag()));
+          s += cld(x.real() * y.real() - x.imag() * y.imag(),
+                   x.real() * y.imag() + x.imag() * y.real());
+          mag += (std::fabs(x.real()) + std::fabs(x.imag())) *
+                 (std::fabs(y.real()) + std::fabs(y.imag()));
         }
         cld got = to_cld(cbuf[static_cast<std::size_t>(bi * m * n + i * n + j)]);
         ASSERT_LE(std::abs(got - s), tol * (mag + 1e-30L))
-            << dtype_name(dtype_v<T>) << " m=" << m << " n=" << n << " k=" << k << " layouts " << int(la) << ","
-            << int(lb) << " conj " << ca << cb << " at batch " << bi << " (" << i << "," << j << ")";
+            << dtype_name(dtype_v<T>) << " m=" << m << " n=" << n << " k=" << k << " layouts "
+            << int(la) << "," << int(lb) << " conj " << ca << cb << " at batch " << bi << " (" << i
+            << "," << j << ")";
       }
 }
 
@@ -286,7 +307,8 @@ template <class T>
 void blocked_sweep() {
   std::mt19937_64 rng(6);
   // The last three cross the kernel's K (128) and N (256) block sizes; fewer layouts for them.
-  const std::int64_t sizes[][3] = {{1, 1, 1}, {9, 10, 11}, {33, 17, 5}, {3, 260, 131}, {5, 3, 260}, {2, 520, 3}};
+  const std::int64_t sizes[][3] = {{1, 1, 1},     {9, 10, 11}, {33, 17, 5},
+                                   {3, 260, 131}, {5, 3, 260}, {2, 520, 3}};
   for (int si = 0; si < 6; ++si)
     for (int l = 0; l < 5; ++l)
       for (int c = 0; c < 4; ++c) {
@@ -294,16 +316,18 @@ void blocked_sweep() {
         const auto& s = sizes[si];
         Lay la = static_cast<Lay>(l), lb = static_cast<Lay>((l + c) % 5);
         // Whole matrices, then the rows split in two uneven halves (as the parallel split does).
-        check_kernel<T>(s[0], s[1], s[2], la, lb, c & 1, c & 2,
-                        [](const GemmProblem& p) { detail::gemm_blocked(p, 0, p.batch(), 0, p.m); }, rng);
-        check_kernel<T>(s[0], s[1], s[2], la, lb, c & 1, c & 2,
-                        [](const GemmProblem& p) {
-                          const std::int64_t h = p.m / 3;
-                          detail::gemm_blocked(p, 0, 1, 0, p.m);
-                          detail::gemm_blocked(p, 1, p.batch(), 0, h);
-                          detail::gemm_blocked(p, 1, p.batch(), h, p.m);
-                        },
-                        rng);
+        check_kernel<T>(
+            s[0], s[1], s[2], la, lb, c & 1, c & 2,
+            [](const GemmProblem& p) { detail::gemm_blocked(p, 0, p.batch(), 0, p.m); }, rng);
+        check_kernel<T>(
+            s[0], s[1], s[2], la, lb, c & 1, c & 2,
+            [](const GemmProblem& p) {
+              const std::int64_t h = p.m / 3;
+              detail::gemm_blocked(p, 0, 1, 0, p.m);
+              detail::gemm_blocked(p, 1, p.batch(), 0, h);
+              detail::gemm_blocked(p, 1, p.batch(), h, p.m);
+            },
+            rng);
       }
 }
 
@@ -325,13 +349,15 @@ void blas_sweep() {
       for (int c = 0; c < 4; ++c) {
         if ((l + c) % 2 != 0) continue;
         Lay la = static_cast<Lay>(l), lb = static_cast<Lay>((l + 2 * c) % 5);
-        check_kernel<T>(s[0], s[1], s[2], la, lb, c & 1, c & 2,
-                        [&](const GemmProblem& p) {
-                          const bool big = p.m * p.n * p.k >= 32 * 32 * 32;
-                          EXPECT_EQ(detail::openblas_gemm_provider().try_gemm(ctx, p) == GemmStatus::executed, big);
-                          if (!big) detail::gemm_blocked(p, 0, p.batch(), 0, p.m);
-                        },
-                        rng);
+        check_kernel<T>(
+            s[0], s[1], s[2], la, lb, c & 1, c & 2,
+            [&](const GemmProblem& p) {
+              const bool big = p.m * p.n * p.k >= 32 * 32 * 32;
+              EXPECT_EQ(detail::openblas_gemm_provider().try_gemm(ctx, p) == GemmStatus::executed,
+                        big);
+              if (!big) detail::gemm_blocked(p, 0, p.batch(), 0, p.m);
+            },
+            rng);
       }
 }
 

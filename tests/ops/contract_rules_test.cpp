@@ -44,13 +44,14 @@ struct Flags {
 };
 
 TEST(ContractRules, JvpMatchesBilinearDefinitionAndVjpIsItsAdjoint) {
-  const std::pair<DType, DType> dtypes[] = {{DType::f64, DType::f64},   {DType::c128, DType::c128},
-                                            {DType::f64, DType::c128},  {DType::c128, DType::f64},
-                                            {DType::f32, DType::f32},   {DType::c64, DType::c64}};
+  const std::pair<DType, DType> dtypes[] = {{DType::f64, DType::f64},  {DType::c128, DType::c128},
+                                            {DType::f64, DType::c128}, {DType::c128, DType::f64},
+                                            {DType::f32, DType::f32},  {DType::c64, DType::c64}};
   std::uint64_t seed = 1;
   for (const RuleCase& c : kCases)
     for (auto [da, db] : dtypes)
-      for (Flags f : {Flags{false, false}, Flags{true, false}, Flags{false, true}, Flags{true, true}}) {
+      for (Flags f :
+           {Flags{false, false}, Flags{true, false}, Flags{false, true}, Flags{true, true}}) {
         detail::DotGeneralParams p;
         p.dims = c.dims;
         p.conj_lhs = f.ca;
@@ -63,7 +64,8 @@ TEST(ContractRules, JvpMatchesBilinearDefinitionAndVjpIsItsAdjoint) {
         Tensor out_t[1];
         prim.jvp(primals, outputs, tangents, out_t);
         std::string what = std::string(c.name) + " " + std::string(dtype_name(da)) + "x" +
-                           std::string(dtype_name(db)) + " conj " + std::to_string(f.ca) + std::to_string(f.cb);
+                           std::string(dtype_name(db)) + " conj " + std::to_string(f.ca) +
+                           std::to_string(f.cb);
         // JVP = B(ta, b) + B(a, tb), by the long-double definition.
         auto r1 = testing::reference_dot_general(ta, b, c.dims, f.ca, f.cb);
         auto r2 = testing::reference_dot_general(a, tb, c.dims, f.ca, f.cb);
@@ -86,7 +88,9 @@ TEST(ContractRules, JvpMatchesBilinearDefinitionAndVjpIsItsAdjoint) {
         long double lhs = re_inner(g, out_t[0]);
         long double rhs = re_inner(in_ct[0], ta) + re_inner(in_ct[1], tb);
         long double scale = 1 + std::abs(lhs);
-        EXPECT_LE(std::abs(lhs - rhs), (is_double_precision(y.dtype()) ? 1e-11L : 1e-4L) * scale * 10) << what;
+        EXPECT_LE(std::abs(lhs - rhs),
+                  (is_double_precision(y.dtype()) ? 1e-11L : 1e-4L) * scale * 10)
+            << what;
 
         // Only one input needed: the other stays undefined.
         const bool only_b[] = {false, true};
@@ -99,14 +103,16 @@ TEST(ContractRules, JvpMatchesBilinearDefinitionAndVjpIsItsAdjoint) {
 
 TEST(ContractRules, ComplexMatmulGradientIsConjugateWirtinger) {
   // PyTorch convention: C = A B, grad_A = G conj(B)^T, grad_B = conj(A)^T G.
-  Tensor a = randn({3, 4}, 1, DType::c128), b = randn({4, 2}, 2, DType::c128), g = randn({3, 2}, 3, DType::c128);
+  Tensor a = randn({3, 4}, 1, DType::c128), b = randn({4, 2}, 2, DType::c128),
+         g = randn({3, 2}, 3, DType::c128);
   detail::DotGeneralPrim prim(detail::DotGeneralParams{{{}, {}, {1}, {0}}});
   Tensor y = matmul(a, b);
   const Tensor primals[] = {a, b}, outputs[] = {y}, cts[] = {g};
   const bool needs[] = {true, true};
   Tensor in_ct[2];
   prim.vjp(primals, outputs, cts, needs, in_ct);
-  auto va = values_ld(a), vb = values_ld(b), vg = values_ld(g), ga = values_ld(in_ct[0]), gb = values_ld(in_ct[1]);
+  auto va = values_ld(a), vb = values_ld(b), vg = values_ld(g), ga = values_ld(in_ct[0]),
+       gb = values_ld(in_ct[1]);
   for (int i = 0; i < 3; ++i)
     for (int p = 0; p < 4; ++p) {
       cld s = 0;
@@ -122,7 +128,8 @@ TEST(ContractRules, ComplexMatmulGradientIsConjugateWirtinger) {
 }
 
 TEST(ContractRules, RealInputWithComplexPartnerGetsRealPartGradient) {
-  Tensor a = randn({2, 3}, 1, DType::f64), b = randn({3, 2}, 2, DType::c128), g = randn({2, 2}, 3, DType::c128);
+  Tensor a = randn({2, 3}, 1, DType::f64), b = randn({3, 2}, 2, DType::c128),
+         g = randn({2, 2}, 3, DType::c128);
   detail::DotGeneralPrim prim(detail::DotGeneralParams{{{}, {}, {1}, {0}}});
   Tensor y = matmul(a, b);
   const Tensor primals[] = {a, b}, outputs[] = {y}, cts[] = {g};
@@ -141,8 +148,9 @@ TEST(ContractRules, RealInputWithComplexPartnerGetsRealPartGradient) {
 
 TEST(ContractRules, ParamsTextNamesEverything) {
   detail::DotGeneralParams p{{{0}, {0}, {2}, {1}}, true, false, DType::f32};
-  EXPECT_EQ(detail::DotGeneralPrim(p).params(),
-            "lhs_batch=[0] rhs_batch=[0] lhs_contract=[2] rhs_contract=[1] conj_lhs=true out_dtype=f32");
+  EXPECT_EQ(
+      detail::DotGeneralPrim(p).params(),
+      "lhs_batch=[0] rhs_batch=[0] lhs_contract=[2] rhs_contract=[1] conj_lhs=true out_dtype=f32");
 }
 
 }  // namespace

@@ -97,14 +97,22 @@ SmallFn pick(const GemmProblem& p) {
   const bool contig = (s == 1 || (p.a_rs == s && p.a_cs == 1 && p.b_rs == s && p.b_cs == 1 &&
                                   p.c_rs == s && p.c_cs == 1));
   switch (s) {
-    case 1: return square<T, 1>(contig);
-    case 2: return square<T, 2>(contig);
-    case 3: return square<T, 3>(contig);
-    case 4: return square<T, 4>(contig);
-    case 5: return square<T, 5>(contig);
-    case 6: return square<T, 6>(contig);
-    case 7: return square<T, 7>(contig);
-    default: return square<T, 8>(contig);
+    case 1:
+      return square<T, 1>(contig);
+    case 2:
+      return square<T, 2>(contig);
+    case 3:
+      return square<T, 3>(contig);
+    case 4:
+      return square<T, 4>(contig);
+    case 5:
+      return square<T, 5>(contig);
+    case 6:
+      return square<T, 6>(contig);
+    case 7:
+      return square<T, 7>(contig);
+    default:
+      return square<T, 8>(contig);
   }
 }
 

@@ -46,8 +46,9 @@ void zero_fill(const GemmProblem& p) {
   for (std::int64_t b = 0, nb = p.batch(); b < nb; ++b, cur.next())
     for (std::int64_t i = 0; i < p.m; ++i)
       for (std::int64_t j = 0; j < p.n; ++j)
-        std::memset(static_cast<char*>(p.c) + (cur.c() + i * p.c_rs + j * p.c_cs) * static_cast<std::int64_t>(item), 0,
-                    item);
+        std::memset(static_cast<char*>(p.c) +
+                        (cur.c() + i * p.c_rs + j * p.c_cs) * static_cast<std::int64_t>(item),
+                    0, item);
 }
 
 }  // namespace
@@ -88,8 +89,9 @@ void run_gemm(ExecContext& ctx, const GemmProblem& p) {
   }
   throw Error(ErrorKind::BackendFailure,
               "dot_general: no GEMM provider accepted a " + std::string(dtype_name(p.dtype)) +
-                  " problem with batch " + std::to_string(p.batch()) + ", m=" + std::to_string(p.m) +
-                  ", n=" + std::to_string(p.n) + ", k=" + std::to_string(p.k));
+                  " problem with batch " + std::to_string(p.batch()) +
+                  ", m=" + std::to_string(p.m) + ", n=" + std::to_string(p.n) +
+                  ", k=" + std::to_string(p.k));
 }
 
 }  // namespace detail

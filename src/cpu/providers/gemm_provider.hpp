@@ -74,7 +74,8 @@ void run_gemm_units(ExecContext& ctx, const GemmProblem& p, Unit&& unit) {
   if (batch >= threads) {
     const std::int64_t per_matrix = std::max<std::int64_t>(1, p.m * p.n * p.k);
     const std::int64_t grain = std::max<std::int64_t>(1, (kGemmParallelMinFlops / 4) / per_matrix);
-    ctx.parallel_for(batch, grain, [&](std::int64_t b0, std::int64_t b1) { unit(b0, b1, std::int64_t{0}, p.m); });
+    ctx.parallel_for(batch, grain,
+                     [&](std::int64_t b0, std::int64_t b1) { unit(b0, b1, std::int64_t{0}, p.m); });
     return;
   }
   // Few batches: split each matrix's rows into blocks of at least 16 rows.

@@ -45,14 +45,18 @@ struct BlasOperand {
 };
 
 // How a rows x cols matrix with strides (rs, cs) is passed to row-major BLAS.
-BlasOperand layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs, bool conj) {
-  const bool trans_ok = (rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<std::int64_t>(1, rows));
+BlasOperand layout(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs,
+                   bool conj) {
+  const bool trans_ok =
+      (rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<std::int64_t>(1, rows));
   if (trans_ok) {
     std::int64_t ld = cols == 1 ? std::max<std::int64_t>(1, rows) : cs;
     return {conj ? CblasConjTrans : CblasTrans, ld, false};
   }
-  const bool plain_ok = (cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<std::int64_t>(1, cols));
-  if (plain_ok && !conj) return {CblasNoTrans, rows == 1 ? std::max<std::int64_t>(1, cols) : rs, false};
+  const bool plain_ok =
+      (cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<std::int64_t>(1, cols));
+  if (plain_ok && !conj)
+    return {CblasNoTrans, rows == 1 ? std::max<std::int64_t>(1, cols) : rs, false};
   return {CblasNoTrans, std::max<std::int64_t>(1, cols), true};
 }
 
@@ -61,15 +65,18 @@ const T* pack(const T* src, std::int64_t rows, std::int64_t cols, std::int64_t r
               bool conj, std::vector<T>& buf) {
   buf.resize(static_cast<std::size_t>(rows * cols));
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) buf[static_cast<std::size_t>(i * cols + j)] = maybe_conj(src[i * rs + j * cs], conj);
+    for (std::int64_t j = 0; j < cols; ++j)
+      buf[static_cast<std::size_t>(i * cols + j)] = maybe_conj(src[i * rs + j * cs], conj);
   return buf.data();
 }
 
 template <class T>
-void call_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n, std::int64_t k,
-               const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c, std::int64_t ldc) {
+void call_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n,
+               std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c,
+               std::int64_t ldc) {
   const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
-  const auto LA = static_cast<blasint>(lda), LB = static_cast<blasint>(ldb), LC = static_cast<blasint>(ldc);
+  const auto LA = static_cast<blasint>(lda), LB = static_cast<blasint>(ldb),
+             LC = static_cast<blasint>(ldc);
   if constexpr (std::is_same_v<T, float>) {
     cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, a, LA, b, LB, 0.0f, c, LC);
   } else if constexpr (std::is_same_v<T, double>) {
@@ -98,7 +105,8 @@ void run_units(const GemmProblem& p, const BlasOperand& la, const BlasOperand& l
     if (la.pack) a = pack(a, rows, p.k, p.a_rs, p.a_cs, p.conj_a, abuf);
     if (lb.pack) b = pack(b, p.k, p.n, p.b_rs, p.b_cs, p.conj_b, bbuf);
     // A row block keeps the whole matrix's ld (Trans: ld >= m >= rows; NoTrans: ld >= k).
-    call_gemm<T>(la.trans, lb.trans, rows, p.n, p.k, a, la.ld, b, lb.ld, C + cur.c() + r0 * p.c_rs, ldc);
+    call_gemm<T>(la.trans, lb.trans, rows, p.n, p.k, a, la.ld, b, lb.ld, C + cur.c() + r0 * p.c_rs,
+                 ldc);
   }
 }
 
@@ -122,9 +130,10 @@ class OpenBlasProvider final : public GemmProvider {
         run_units<T>(p, la, lb, ldc, 0, p.batch(), 0, p.m);
       } else {
         set_openblas_threads(1);
-        run_gemm_units(ctx, p, [&](std::int64_t b0, std::int64_t b1, std::int64_t r0, std::int64_t r1) {
-          run_units<T>(p, la, lb, ldc, b0, b1, r0, r1);
-        });
+        run_gemm_units(ctx, p,
+                       [&](std::int64_t b0, std::int64_t b1, std::int64_t r0, std::int64_t r1) {
+                         run_units<T>(p, la, lb, ldc, b0, b1, r0, r1);
+                       });
       }
     });
     return GemmStatus::executed;
