@@ -9,8 +9,9 @@
 // groups do not collapse, or whose dtype is not the compute dtype, is packed (one strided copy,
 // converting) into a contiguous [batch, free, contract] buffer. Batch dimensions need not collapse
 // (the GEMM walks them with a cursor); adjacent ones are merged when all three operands allow.
-// The common case -- contiguous or transposed operands of one dtype -- copies nothing and
-// allocates nothing but the output.
+// The common case -- contiguous or transposed operands of one dtype, at most one contracted pair
+// -- takes a direct path (plan_direct) that reads shapes and strides without building lists,
+// copies nothing and allocates nothing but the output.
 #include <algorithm>
 #include <cstring>
 
@@ -115,14 +116,83 @@ void pack(ExecContext& ctx, const Tensor& t, Operand& op, bool lhs, DType ct, St
   op.data = keep->data;
 }
 
-}  // namespace
+// Appends a batch dimension, merged into the previous one when all three operands allow.
+void add_batch(GemmProblem& p, std::int64_t n, std::int64_t sa, std::int64_t sb, std::int64_t sc) {
+  if (n == 1) return;
+  if (!p.batch_shape.empty() && p.batch_a.back() == sa * n && p.batch_b.back() == sb * n &&
+      p.batch_c.back() == sc * n) {
+    p.batch_shape.back() *= n;
+    p.batch_a.back() = sa;
+    p.batch_b.back() = sb;
+    p.batch_c.back() = sc;
+    return;
+  }
+  p.batch_shape.push_back(n);
+  p.batch_a.push_back(sa);
+  p.batch_b.push_back(sb);
+  p.batch_c.push_back(sc);
+}
 
-void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
-                        const DotGeneralParams& prm, Tensor& out) {
-  if (out.numel() == 0) return;
-  const DotDims& d = prm.dims;
-  const DType ct = promote(promote(a.dtype(), b.dtype()), out.dtype());
+// collapse(), one dimension at a time (no lists built).
+struct Collapser {
+  std::int64_t size = 1, stride = 0;
+  bool ok = true, have = false;
+  void add(std::int64_t n, std::int64_t s) {
+    size *= n;
+    if (n == 1) return;
+    if (have && stride != s * n) ok = false;
+    stride = s;
+    have = true;
+  }
+};
 
+// The common case, straight from shapes and strides: operands and output in the compute dtype,
+// at most one contracted pair, free groups collapsible. False when the general path is needed.
+bool plan_direct(const Tensor& a, const Tensor& b, const DotDims& d, const Tensor& out, DType ct,
+                 GemmProblem& p) {
+  if (a.dtype() != ct || b.dtype() != ct || out.dtype() != ct || d.lhs_contract.size() > 1 ||
+      a.rank() > 64 || b.rank() > 64)
+    return false;
+  std::uint64_t la = 0, lb = 0;
+  for (std::int64_t x : d.lhs_batch) la |= std::uint64_t{1} << x;
+  for (std::int64_t x : d.lhs_contract) la |= std::uint64_t{1} << x;
+  for (std::int64_t x : d.rhs_batch) lb |= std::uint64_t{1} << x;
+  for (std::int64_t x : d.rhs_contract) lb |= std::uint64_t{1} << x;
+  Collapser m, n;
+  for (std::size_t i = 0; i < a.shape().size(); ++i)
+    if (!(la >> i & 1)) m.add(a.shape()[i], a.strides()[i]);
+  for (std::size_t i = 0; i < b.shape().size(); ++i)
+    if (!(lb >> i & 1)) n.add(b.shape()[i], b.strides()[i]);
+  if (!m.ok || !n.ok) return false;
+  p.m = m.size;
+  p.a_rs = m.stride;
+  p.n = n.size;
+  p.b_cs = n.stride;
+  if (!d.lhs_contract.empty()) {
+    const auto ca = static_cast<std::size_t>(d.lhs_contract[0]);
+    const auto cb = static_cast<std::size_t>(d.rhs_contract[0]);
+    p.k = a.shape()[ca];
+    p.a_cs = a.strides()[ca];
+    p.b_rs = b.strides()[cb];
+  }
+  p.c_rs = p.n;  // the output is contiguous [batch, M, N]
+  p.c_cs = 1;
+  for (std::size_t i = 0; i < d.lhs_batch.size(); ++i) {
+    const auto xa = static_cast<std::size_t>(d.lhs_batch[i]);
+    const auto xb = static_cast<std::size_t>(d.rhs_batch[i]);
+    add_batch(p, a.shape()[xa], a.strides()[xa], b.strides()[xb], out.strides()[i]);
+  }
+  p.a = a.data_ptr();
+  p.b = b.data_ptr();
+  p.c = out.data_ptr();
+  return true;
+}
+
+// Everything else: choose the contraction order, pack operands that need it, and use a
+// compute-dtype temporary for the output when its dtype differs.
+void plan_general(ExecContext& ctx, const Tensor& a, const Tensor& b, const DotDims& d,
+                  const Tensor& out, DType ct, GemmProblem& p, StoragePtr& a_keep,
+                  StoragePtr& b_keep, StoragePtr& c_keep) {
   // Visiting order of the contracted pairs: the lhs's preference, else the rhs's.
   Dims order = order_by_stride(a, d.lhs_contract);
   Operand A = describe_operand(a, d.lhs_batch, d.lhs_contract, order);
@@ -142,14 +212,6 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
       b_ok = b2;
     }
   }
-  for (const Axis& ax : A.contract)
-    if (ax.size == 0) {  // k == 0: the sum is empty
-      std::memset(out.data_ptr(), 0,
-                  static_cast<std::size_t>(out.numel()) * dtype_size(out.dtype()));
-      return;
-    }
-
-  StoragePtr a_keep, b_keep, c_keep;
   if (a_ok && a.dtype() == ct)
     A.data = a.data_ptr();
   else
@@ -161,21 +223,14 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
 
   // The output [batch, M, N] (or a compute-dtype temporary with the same layout).
   const std::size_t nb = A.batch.size(), nm = A.free.size();
-  Axes c_batch, c_m, c_n;
-  for (std::size_t i = 0; i < out.shape().size(); ++i) {
-    Axis ax{out.shape()[i], out.strides()[i]};
-    (i < nb ? c_batch : i < nb + nm ? c_m : c_n).push_back(ax);
-  }
-  void* c_data = out.data_ptr();
+  Axes c_m, c_n;
+  for (std::size_t i = nb; i < out.shape().size(); ++i)
+    (i < nb + nm ? c_m : c_n).push_back({out.shape()[i], out.strides()[i]});
+  p.c = out.data_ptr();
   if (out.dtype() != ct) {
     c_keep = StoragePtr(ctx.allocate(static_cast<std::size_t>(out.numel()) * dtype_size(ct)));
-    c_data = c_keep->data;
+    p.c = c_keep->data;
   }
-
-  GemmProblem p;
-  p.dtype = ct;
-  p.conj_a = prm.conj_lhs && is_complex(ct);
-  p.conj_b = prm.conj_rhs && is_complex(ct);
   std::int64_t unused;
   collapse(A.free, p.m, p.a_rs);
   collapse(A.contract, p.k, p.a_cs);
@@ -185,26 +240,30 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
   collapse(c_n, unused, p.c_cs);
   p.a = A.data;
   p.b = B.data;
-  p.c = c_data;
-  for (std::size_t i = 0; i < nb; ++i) {
-    const std::int64_t n = A.batch[i].size;
-    if (n == 1) continue;
-    const std::int64_t sa = A.batch[i].stride, sb = B.batch[i].stride, sc = c_batch[i].stride;
-    if (!p.batch_shape.empty() && p.batch_a.back() == sa * n && p.batch_b.back() == sb * n &&
-        p.batch_c.back() == sc * n) {
-      p.batch_shape.back() *= n;
-      p.batch_a.back() = sa;
-      p.batch_b.back() = sb;
-      p.batch_c.back() = sc;
-      continue;
-    }
-    p.batch_shape.push_back(n);
-    p.batch_a.push_back(sa);
-    p.batch_b.push_back(sb);
-    p.batch_c.push_back(sc);
-  }
-  run_gemm(ctx, p);
+  for (std::size_t i = 0; i < nb; ++i)
+    add_batch(p, A.batch[i].size, A.batch[i].stride, B.batch[i].stride, out.strides()[i]);
+}
 
+}  // namespace
+
+void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
+                        const DotGeneralParams& prm, Tensor& out) {
+  if (out.numel() == 0) return;
+  const DotDims& d = prm.dims;
+  for (std::int64_t x : d.lhs_contract)
+    if (a.shape()[static_cast<std::size_t>(x)] == 0) {  // k == 0: the sum is empty
+      std::memset(out.data_ptr(), 0,
+                  static_cast<std::size_t>(out.numel()) * dtype_size(out.dtype()));
+      return;
+    }
+  const DType ct = promote(promote(a.dtype(), b.dtype()), out.dtype());
+  GemmProblem p;
+  p.dtype = ct;
+  p.conj_a = prm.conj_lhs && is_complex(ct);
+  p.conj_b = prm.conj_rhs && is_complex(ct);
+  StoragePtr a_keep, b_keep, c_keep;
+  if (!plan_direct(a, b, d, out, ct, p)) plan_general(ctx, a, b, d, out, ct, p, a_keep, b_keep, c_keep);
+  run_gemm(ctx, p);
   if (c_keep) {
     Tensor tmp = Tensor::wrap_contiguous(c_keep, out.shape(), ct);
     copy_to_contiguous(tmp, out.data_ptr(), out.dtype());

@@ -52,9 +52,17 @@ TEST(ContractProviders, Gemm128CubedRunsOnOpenBlas) {
   }
 }
 
-TEST(ContractProviders, MidSizeRunsOnNativeKernel) {
+TEST(ContractProviders, BelowBlasThresholdRunsOnNativeKernel) {
+  // Past the fixed-size kernels (a dimension > 8) but too little work for a BLAS call.
+  for (DType d : all_dtypes) {
+    bmm(randn({64, 2, 30}, 1, d), randn({64, 30, 3}, 2, d));
+    EXPECT_EQ(last_gemm_provider(), "native_blocked") << dtype_name(d);
+    vdot(randn({20}, 1, d), randn({20}, 2, d));
+    EXPECT_EQ(last_gemm_provider(), "native_blocked");
+  }
+  // A batch of 16x16 matrices is above the threshold: one single-threaded BLAS call each.
   bmm(randn({64, 16, 16}, 1), randn({64, 16, 16}, 2));
-  EXPECT_EQ(last_gemm_provider(), "native_blocked");
+  EXPECT_EQ(last_gemm_provider(), "openblas");
 }
 
 TEST(ContractProviders, ConjugatedOperandsOnBlas) {
@@ -343,7 +351,7 @@ void blas_sweep() {
   std::mt19937_64 rng(7);
   CpuBackend cpu(CpuBackendOptions{.threads = 1});
   detail::ExecContext ctx(cpu);
-  const std::int64_t sizes[][3] = {{33, 34, 35}, {1, 300, 120}, {120, 1, 300}, {64, 64, 1}};
+  const std::int64_t sizes[][3] = {{33, 34, 35}, {1, 300, 120}, {120, 1, 300}, {20, 26, 2}, {8, 9, 10}};
   for (auto& s : sizes)
     for (int l = 0; l < 5; ++l)
       for (int c = 0; c < 4; ++c) {
@@ -352,7 +360,7 @@ void blas_sweep() {
         check_kernel<T>(
             s[0], s[1], s[2], la, lb, c & 1, c & 2,
             [&](const GemmProblem& p) {
-              const bool big = p.m * p.n * p.k >= 32 * 32 * 32;
+              const bool big = p.m * p.n * p.k >= detail::kOpenBlasMinFlops;
               EXPECT_EQ(detail::openblas_gemm_provider().try_gemm(ctx, p) == GemmStatus::executed,
                         big);
               if (!big) detail::gemm_blocked(p, 0, p.batch(), 0, p.m);

@@ -57,6 +57,11 @@ class ProviderRegistryOverride {
 /// Error{BackendFailure} when every provider declines.
 void run_gemm(ExecContext& ctx, const GemmProblem& p);
 
+/// Per-matrix multiply-adds from which the openblas provider takes a problem. Measured
+/// (docs/providers.md): single-threaded OpenBLAS beats the native blocked kernel from about
+/// 12^3 on; below ~10^3 its per-call overhead dominates.
+inline constexpr std::int64_t kOpenBlasMinFlops = 1024;
+
 /// Work (multiply-adds) below which a GEMM never fans out across threads.
 inline constexpr std::int64_t kGemmParallelMinFlops = std::int64_t{1} << 16;
 

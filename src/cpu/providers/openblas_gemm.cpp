@@ -26,10 +26,6 @@
 namespace tenferro::detail {
 namespace {
 
-/// Per-matrix multiply-adds from which BLAS beats the native kernels (measured, see
-/// docs/providers.md).
-constexpr std::int64_t kBlasMinFlops = 32 * 32 * 32;
-
 void set_openblas_threads(int n) {
   static std::atomic<int> current{-1};
   if (current.load(std::memory_order_relaxed) != n) {
@@ -114,7 +110,7 @@ class OpenBlasProvider final : public GemmProvider {
  public:
   std::string_view name() const noexcept override { return "openblas"; }
   GemmStatus try_gemm(ExecContext& ctx, const GemmProblem& p) const override {
-    if (p.m * p.n * p.k < kBlasMinFlops) return GemmStatus::unsupported;
+    if (p.m * p.n * p.k < kOpenBlasMinFlops) return GemmStatus::unsupported;
     constexpr std::int64_t kMax = INT_MAX;
     if (p.m > kMax || p.n > kMax || p.k > kMax) return GemmStatus::unsupported;
     // C must be row-major with unit column stride (our outputs always are).
