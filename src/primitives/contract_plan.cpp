@@ -262,7 +262,8 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
   p.conj_a = prm.conj_lhs && is_complex(ct);
   p.conj_b = prm.conj_rhs && is_complex(ct);
   StoragePtr a_keep, b_keep, c_keep;
-  if (!plan_direct(a, b, d, out, ct, p)) plan_general(ctx, a, b, d, out, ct, p, a_keep, b_keep, c_keep);
+  if (!plan_direct(a, b, d, out, ct, p))
+    plan_general(ctx, a, b, d, out, ct, p, a_keep, b_keep, c_keep);
   run_gemm(ctx, p);
   if (c_keep) {
     Tensor tmp = Tensor::wrap_contiguous(c_keep, out.shape(), ct);

@@ -351,7 +351,8 @@ void blas_sweep() {
   std::mt19937_64 rng(7);
   CpuBackend cpu(CpuBackendOptions{.threads = 1});
   detail::ExecContext ctx(cpu);
-  const std::int64_t sizes[][3] = {{33, 34, 35}, {1, 300, 120}, {120, 1, 300}, {20, 26, 2}, {8, 9, 10}};
+  const std::int64_t sizes[][3] = {
+      {33, 34, 35}, {1, 300, 120}, {120, 1, 300}, {20, 26, 2}, {8, 9, 10}};
   for (auto& s : sizes)
     for (int l = 0; l < 5; ++l)
       for (int c = 0; c < 4; ++c) {
