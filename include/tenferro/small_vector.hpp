@@ -13,11 +13,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <new>
-#include <cstring>
 #include <span>
 #include <type_traits>
 #include <utility>
