@@ -48,6 +48,27 @@ Dims tensordot_axes(const char* op, const Tensor& a, const Tensor& b, const Tens
   return out;
 }
 
+// Note [Shared product primitives]: bmm, 2-D matmul and batched matmul with one batch dimension
+// use fixed dimension lists, so they bind one immutable static primitive each instead of building
+// four Dims lists and a primitive per call (bind() only reads the primitive; share() copies it).
+DotGeneralParams plain_params(DotDims dims) {
+  DotGeneralParams p;
+  p.dims = std::move(dims);
+  return p;
+}
+
+// [B, m, k] x [B, k, n].
+const DotGeneralPrim& batched_matmul_prim() {
+  static const DotGeneralPrim prim(plain_params(DotDims{{0}, {0}, {2}, {1}}));
+  return prim;
+}
+// matmul of operands of rank <= 2: a's last dimension with b's first.
+const DotGeneralPrim& plain_matmul_prim(bool a_is_vector) {
+  static const DotGeneralPrim vec(plain_params(DotDims{{}, {}, {0}, {0}}));
+  static const DotGeneralPrim mat(plain_params(DotDims{{}, {}, {1}, {0}}));
+  return a_is_vector ? vec : mat;
+}
+
 // The temporary tangent sum (see contract.hpp).
 class TangentAddPrim final : public PrimitiveWith<TangentAddPrim> {
  public:
@@ -110,6 +131,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   // dot_general already come out in matmul order.
   if (ra <= 2 || rb <= 2) {
     if (rb <= 2 || ra == 1) {
+      if (ra <= 2 && rb <= 2)  // lists {ra - 1}, {0}: Note [Shared product primitives]
+        return detail::bind1(detail::plain_matmul_prim(ra == 1), {a, b});
       return detail::dot_general_ex(a, b, {DotDims{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}}});
     }
   }
@@ -133,6 +156,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     return x.shape() == shape ? x : broadcast_to(x, std::move(shape));
   };
   const Tensor fa = full(a), fb = full(b);
+  if (nb == 1) return detail::bind1(detail::batched_matmul_prim(), {fa, fb});
   Dims bd = detail::range(0, nb);
   return detail::dot_general_ex(fa, fb, {DotDims{bd, bd, {nb + 1}, {nb}}});
 }
@@ -147,7 +171,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
              "batch sizes differ; expected equal batch sizes");
   if (a.shape()[2] != b.shape()[1])
     op_error(ErrorKind::ShapeMismatch, "bmm", a, b, "a's dimension 2 must equal b's dimension 1");
-  return detail::dot_general_ex(a, b, {DotDims{{0}, {0}, {2}, {1}}});
+  return detail::bind1(detail::batched_matmul_prim(), {a, b});
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, Dims axes_a, Dims axes_b) {
