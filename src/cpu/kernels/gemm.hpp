@@ -31,7 +31,11 @@ struct GemmProblem {
   // Batch dimensions (collapsed where possible; rank 0 means a single GEMM).
   Dims batch_shape, batch_a, batch_b, batch_c;
 
-  std::int64_t batch() const noexcept { return dims_numel(batch_shape); }
+  std::int64_t batch() const noexcept {
+    std::int64_t n = 1;
+    for (std::int64_t d : batch_shape) n *= d;
+    return n;
+  }
   /// Work estimate (multiply-adds) used for the parallel/sequential choice.
   std::int64_t flops() const noexcept { return batch() * m * n * k; }
 };
