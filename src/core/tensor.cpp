@@ -86,9 +86,18 @@ Tensor Tensor::empty(Dims shape, DType dtype) {
 }
 
 Tensor Tensor::wrap_contiguous(StoragePtr storage, Dims shape, DType dtype) {
+  // Every op output comes through here: strides and numel in one pass, no temporary Dims (the
+  // copy of `shape` only sizes the strides; Note [SmallVector fast copy]).
   Tensor t;
-  t.numel_ = dims_numel(shape);
-  t.strides_ = contiguous_strides(shape);
+  t.strides_ = shape;
+  std::int64_t acc = 1, n = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    const std::int64_t d = shape[i];
+    t.strides_[i] = acc;
+    acc *= d == 0 ? 1 : d;
+    n *= d;
+  }
+  t.numel_ = n;
   t.shape_ = std::move(shape);
   t.storage_ = std::move(storage);
   t.dtype_ = dtype;
