@@ -66,7 +66,8 @@ inline void for_each_batch(const GemmProblem& p, std::int64_t b0, std::int64_t b
 // (SLP); vectorising the batch loop instead gathers elements of neighbouring matrices and adds
 // run-time alias checks, which costs more than it saves for a handful of small matrices.
 template <class T, int S, bool Contig>
-[[gnu::optimize("no-tree-loop-vectorize")]] void small_kernel(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
+[[gnu::optimize("no-tree-loop-vectorize")]] void small_kernel(const GemmProblem& p, std::int64_t b0,
+                                                              std::int64_t b1) {
   constexpr bool fixed = S > 0;
   const int m = fixed ? S : static_cast<int>(p.m);
   const int n = fixed ? S : static_cast<int>(p.n);
