@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -70,6 +71,14 @@ class Primitive {
   virtual bool same_as(const Primitive& other) const { return name() == other.name() && params() == other.params(); }
   /// A shared copy to keep in a tape node or a program (param-free primitives may share a static).
   virtual std::shared_ptr<const Primitive> share() const = 0;
+  /// Copy-constructs this primitive into `buf` (`size` bytes, aligned to max_align_t) and returns
+  /// it when it fits; nullptr otherwise. Tape nodes keep small primitives inline this way, with no
+  /// heap allocation (Note [Cheap tape] in src/autodiff/tape.hpp); the caller destroys it.
+  virtual Primitive* clone_into(void* buf, std::size_t size) const {
+    (void)buf;
+    (void)size;
+    return nullptr;
+  }
 };
 
 /// Implements share() for a primitive whose parameters are its data members.
@@ -78,6 +87,12 @@ class PrimitiveWith : public Primitive {
  public:
   std::shared_ptr<const Primitive> share() const override {
     return std::make_shared<Derived>(static_cast<const Derived&>(*this));
+  }
+  Primitive* clone_into(void* buf, std::size_t size) const override {
+    if constexpr (alignof(Derived) <= alignof(std::max_align_t)) {
+      if (sizeof(Derived) <= size) return new (buf) Derived(static_cast<const Derived&>(*this));
+    }
+    return nullptr;
   }
 };
 
