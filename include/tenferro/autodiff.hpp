@@ -97,15 +97,16 @@ template <class R>
 class TensorFn {
  public:
   template <class F>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, TensorFn> &&
-             std::is_invocable_r_v<R, F&, std::span<const Tensor>>)
-  TensorFn(F&& f) noexcept  // NOLINT: implicit on purpose
-      : obj_(erase(f)), call_([](void* o, std::span<const Tensor> in) -> R { return restore<F>(o)(in); }) {}
+  requires(!std::is_same_v<std::remove_cvref_t<F>, TensorFn> &&
+           std::is_invocable_r_v<R, F&, std::span<const Tensor>>) TensorFn(F&& f)
+  noexcept  // NOLINT: implicit on purpose
+      : obj_(erase(f)),
+        call_([](void* o, std::span<const Tensor> in) -> R { return restore<F>(o)(in); }) {}
   template <class F>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, TensorFn> &&
-             !std::is_invocable_r_v<R, F&, std::span<const Tensor>> &&
-             std::is_invocable_r_v<R, F&, const std::vector<Tensor>&>)
-  TensorFn(F&& f) noexcept  // NOLINT: implicit on purpose
+  requires(!std::is_same_v<std::remove_cvref_t<F>, TensorFn> &&
+           !std::is_invocable_r_v<R, F&, std::span<const Tensor>> &&
+           std::is_invocable_r_v<R, F&, const std::vector<Tensor>&>) TensorFn(F&& f)
+  noexcept  // NOLINT: implicit on purpose
       : obj_(erase(f)), call_([](void* o, std::span<const Tensor> in) -> R {
           return restore<F>(o)(std::vector<Tensor>(in.begin(), in.end()));
         }) {}
@@ -183,12 +184,15 @@ struct JvpResult {
 /// Forward mode: f's outputs at primals and their directional derivatives along `tangents` (one
 /// per primal, the primal's shape and dtype: ShapeMismatch / DTypeMismatch; undefined = zero).
 JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents);
-JvpResult jvp(MultiFn f, std::initializer_list<Tensor> primals, std::initializer_list<Tensor> tangents);
+JvpResult jvp(MultiFn f, std::initializer_list<Tensor> primals,
+              std::initializer_list<Tensor> tangents);
 JvpResult jvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents);
-JvpResult jvp(ScalarFn f, std::initializer_list<Tensor> primals, std::initializer_list<Tensor> tangents);
+JvpResult jvp(ScalarFn f, std::initializer_list<Tensor> primals,
+              std::initializer_list<Tensor> tangents);
 
 /// Hessian-vector products of a real scalar f: jvp of grad(f) along v (forward over reverse).
 std::vector<Tensor> hvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> v);
-std::vector<Tensor> hvp(ScalarFn f, std::initializer_list<Tensor> primals, std::initializer_list<Tensor> v);
+std::vector<Tensor> hvp(ScalarFn f, std::initializer_list<Tensor> primals,
+                        std::initializer_list<Tensor> v);
 
 }  // namespace tenferro

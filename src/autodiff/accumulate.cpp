@@ -12,8 +12,9 @@ class AccumulatePrim final : public PrimitiveWith<AccumulatePrim> {
   std::string_view name() const override { return "ad_accumulate"; }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     if (!(in[0].shape() == in[1].shape()) || in[0].dtype() != in[1].dtype())
-      throw Error(ErrorKind::ShapeMismatch,
-                  "ad_accumulate: expected two tensors of equal shape and dtype, got " + describe(in));
+      throw Error(
+          ErrorKind::ShapeMismatch,
+          "ad_accumulate: expected two tensors of equal shape and dtype, got " + describe(in));
     out.push_back({in[0].dtype(), in[0].shape()});
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
@@ -50,5 +51,30 @@ class AccumulatePrim final : public PrimitiveWith<AccumulatePrim> {
 }  // namespace
 
 Tensor accumulate(const Tensor& a, const Tensor& b) { return bind1(AccumulatePrim(), {a, b}); }
+
+bool accumulates_in_place(const Tensor& acc, const Tensor& v) noexcept {
+  // Small tensors only: large sums go through the backend (parallel loops); rank <= 6 keeps the
+  // strided walk free of allocation (noexcept).
+  return !acc.aux() && !v.aux() && acc.has_storage() && v.has_storage() &&
+         acc.numel() <= (std::int64_t{1} << 15) && v.rank() <= 6 &&
+         acc.storage().use_count() == 1 && acc.is_contiguous() && acc.shape() == v.shape() &&
+         acc.dtype() == v.dtype() && acc.storage().get() != v.storage().get();
+}
+
+void accumulate_in_place(Tensor& acc, const Tensor& v) noexcept {
+  visit_dtype(acc.dtype(), [&](auto z) {
+    using T = decltype(z);
+    T* dst = static_cast<T*>(acc.storage()->data) + acc.offset();
+    const T* src = static_cast<const T*>(v.storage()->data);
+    if (v.is_contiguous()) {
+      src += v.offset();
+      for (std::int64_t i = 0, n = acc.numel(); i < n; ++i) dst[i] += src[i];
+      return;
+    }
+    std::int64_t k = 0;
+    for_each_offset(v.shape(), v.strides(), v.offset(),
+                    [&](std::int64_t off) { dst[k++] += src[off]; });
+  });
+}
 
 }  // namespace tenferro::detail

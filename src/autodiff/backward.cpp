@@ -66,7 +66,8 @@ struct Cleanup {
   LeafList& leaves;
   ~Cleanup() {
     for (TapeNode* n : nodes)
-      for (Tensor& c : n->cotangents) c = Tensor();
+      for (Tensor& c : n->cotangents)
+        if (c.defined()) c = Tensor();
     for (TensorAux* a : leaves) {
       a->pending = Tensor();
       a->staged = false;
@@ -100,7 +101,8 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
     in_ct.clear();
     in_ct.resize(n->inputs.size());
     n->primitive().vjp(n->inputs, n->outputs, n->cotangents, needs, in_ct);
-    for (Tensor& c : n->cotangents) c = Tensor();
+    for (Tensor& c : n->cotangents)
+      if (c.defined()) c = Tensor();
     for (std::size_t i = 0; i < n->edges.size(); ++i) {
       if (!n->edges[i] || !in_ct[i].defined()) continue;
       check_vjp_result(n->primitive(), in_ct[i], n->inputs[i]);
@@ -110,9 +112,21 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
 
   // Commit (nothing below throws except accumulate's allocation; see Cleanup).
   if (capture.empty()) {
+    // Sums first, assignments after: an allocation failure must not leave some leaves updated.
     SmallVector<Tensor, 8> sums;
-    for (TensorAux* a : leaves) sums.push_back(a->grad.defined() ? accumulate(a->grad, a->pending) : a->pending);
-    for (std::size_t i = 0; i < leaves.size(); ++i) leaves[i]->grad = std::move(sums[i]);
+    for (TensorAux* a : leaves)
+      sums.push_back(a->grad.defined() && !accumulates_in_place(a->grad, a->pending)
+                         ? accumulate(a->grad, a->pending)
+                         : Tensor());
+    for (std::size_t i = 0; i < leaves.size(); ++i) {
+      TensorAux* a = leaves[i];
+      if (sums[i].defined())
+        a->grad = std::move(sums[i]);
+      else if (!a->grad.defined())
+        a->grad = a->pending;
+      else
+        accumulate_in_place(a->grad, a->pending);  // noexcept
+    }
   } else {
     for (std::size_t j = 0; j < capture.size(); ++j)
       if (capture[j]->staged) captured[j] = capture[j]->pending;
@@ -126,7 +140,8 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
 namespace {
 
 void check_root(const Tensor& out, const char* api) {
-  if (!out.defined()) throw Error(ErrorKind::InvalidArgument, std::string(api) + ": the output tensor is undefined");
+  if (!out.defined())
+    throw Error(ErrorKind::InvalidArgument, std::string(api) + ": the output tensor is undefined");
   if (!out.requires_grad())
     throw Error(ErrorKind::InvalidArgument,
                 std::string(api) + ": the output (" + dims_to_string(out.shape()) + " " +
@@ -136,14 +151,19 @@ void check_root(const Tensor& out, const char* api) {
 }
 
 void check_cotangent(const Tensor& out, const Tensor& ct, const char* api) {
-  if (!ct.defined()) throw Error(ErrorKind::InvalidArgument, std::string(api) + ": the cotangent is undefined");
+  if (!ct.defined())
+    throw Error(ErrorKind::InvalidArgument, std::string(api) + ": the cotangent is undefined");
   Tensor pair[2] = {out, ct};
   if (!(ct.shape() == out.shape()))
-    throw Error(ErrorKind::ShapeMismatch, std::string(api) + ": the cotangent must have the output's shape "
-                                              "and dtype (output, cotangent: " + detail::describe(pair) + ")");
+    throw Error(ErrorKind::ShapeMismatch, std::string(api) +
+                                              ": the cotangent must have the output's shape "
+                                              "and dtype (output, cotangent: " +
+                                              detail::describe(pair) + ")");
   if (ct.dtype() != out.dtype())
-    throw Error(ErrorKind::DTypeMismatch, std::string(api) + ": the cotangent must have the output's shape "
-                                              "and dtype (output, cotangent: " + detail::describe(pair) + ")");
+    throw Error(ErrorKind::DTypeMismatch, std::string(api) +
+                                              ": the cotangent must have the output's shape "
+                                              "and dtype (output, cotangent: " +
+                                              detail::describe(pair) + ")");
 }
 
 }  // namespace
@@ -151,10 +171,11 @@ void check_cotangent(const Tensor& out, const Tensor& ct, const char* api) {
 void backward(const Tensor& loss, BackwardOptions options) {
   check_root(loss, "backward");
   if (loss.numel() != 1 || is_complex(loss.dtype()))
-    throw Error(ErrorKind::InvalidArgument,
-                "backward: without a cotangent the output must be a real tensor with one element, got " +
-                    dims_to_string(loss.shape()) + " " + std::string(dtype_name(loss.dtype())) +
-                    "; pass a cotangent of the output's shape and dtype");
+    throw Error(
+        ErrorKind::InvalidArgument,
+        "backward: without a cotangent the output must be a real tensor with one element, got " +
+            dims_to_string(loss.shape()) + " " + std::string(dtype_name(loss.dtype())) +
+            "; pass a cotangent of the output's shape and dtype");
   Tensor seed = ones(loss.shape(), loss.dtype());
   detail::run_backward({&loss, 1}, {&seed, 1}, options.retain_graph, {}, {});
 }
@@ -163,10 +184,12 @@ void backward(const Tensor& output, const Tensor& cotangent, BackwardOptions opt
   backward(std::span<const Tensor>(&output, 1), std::span<const Tensor>(&cotangent, 1), options);
 }
 
-void backward(std::span<const Tensor> outputs, std::span<const Tensor> cotangents, BackwardOptions options) {
+void backward(std::span<const Tensor> outputs, std::span<const Tensor> cotangents,
+              BackwardOptions options) {
   if (outputs.size() != cotangents.size())
-    throw Error(ErrorKind::InvalidArgument, "backward: got " + std::to_string(outputs.size()) + " outputs and " +
-                                                std::to_string(cotangents.size()) + " cotangents; expected one each");
+    throw Error(ErrorKind::InvalidArgument,
+                "backward: got " + std::to_string(outputs.size()) + " outputs and " +
+                    std::to_string(cotangents.size()) + " cotangents; expected one each");
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     check_root(outputs[i], "backward");
     check_cotangent(outputs[i], cotangents[i], "backward");

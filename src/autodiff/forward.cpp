@@ -9,12 +9,14 @@
 namespace tenferro::detail {
 
 namespace {
-void check_rule_result(const Primitive& p, const char* rule, const Tensor& got, const Tensor& like) {
+void check_rule_result(const Primitive& p, const char* rule, const Tensor& got,
+                       const Tensor& like) {
   if (got.shape() == like.shape() && got.dtype() == like.dtype()) return;
   Tensor pair[2] = {got, like};
   throw Error(ErrorKind::RuntimeState, std::string(p.name()) + ": the " + rule +
                                            " rule returned a tensor that does not match its value "
-                                           "(got, expected: " + describe(pair) + "); this is a rule bug");
+                                           "(got, expected: " +
+                                           describe(pair) + "); this is a rule bug");
 }
 }  // namespace
 

@@ -51,7 +51,8 @@ void fill_zeros(std::vector<Tensor>& gs, std::span<const Tensor> like) {
     if (!gs[i].defined()) gs[i] = zeros(like[i].shape(), like[i].dtype());
 }
 
-void check_like(const Tensor& t, const Tensor& like, const char* api, const char* what, std::size_t i) {
+void check_like(const Tensor& t, const Tensor& like, const char* api, const char* what,
+                std::size_t i) {
   Tensor pair[2] = {like, t};
   std::string msg = std::string(api) + ": " + what + " " + std::to_string(i) +
                     " must have the shape and dtype of its value (value, " + what + ": " +
@@ -69,7 +70,8 @@ ValueAndGrad value_and_grad(ScalarFn f, std::span<const Tensor> inputs) {
     GradModeGuard on(true);
     out = f(l.tensors);
   }
-  if (!out.defined()) throw Error(ErrorKind::InvalidArgument, "grad: the function returned an undefined tensor");
+  if (!out.defined())
+    throw Error(ErrorKind::InvalidArgument, "grad: the function returned an undefined tensor");
   if (out.numel() != 1 || is_complex(out.dtype()))
     throw Error(ErrorKind::InvalidArgument,
                 "grad: the function must return a real tensor with one element, got " +
@@ -101,7 +103,8 @@ struct Pullback::State {
 };
 
 std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) const {
-  if (!state_) throw Error(ErrorKind::RuntimeState, "pullback: this Pullback is empty (default-constructed)");
+  if (!state_)
+    throw Error(ErrorKind::RuntimeState, "pullback: this Pullback is empty (default-constructed)");
   const State& s = *state_;
   if (cotangents.size() != s.outputs.size())
     throw Error(ErrorKind::InvalidArgument, "pullback: got " + std::to_string(cotangents.size()) +
@@ -150,8 +153,9 @@ VjpResult vjp(ScalarFn f, std::initializer_list<Tensor> primals) {
 JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents) {
   check_defined(primals, "jvp", "primal");
   if (tangents.size() != primals.size())
-    throw Error(ErrorKind::InvalidArgument, "jvp: got " + std::to_string(primals.size()) + " primals and " +
-                                                std::to_string(tangents.size()) + " tangents; expected one each");
+    throw Error(ErrorKind::InvalidArgument, "jvp: got " + std::to_string(primals.size()) +
+                                                " primals and " + std::to_string(tangents.size()) +
+                                                " tangents; expected one each");
   for (std::size_t i = 0; i < primals.size(); ++i)
     if (tangents[i].defined()) check_like(tangents[i], primals[i], "jvp", "tangent", i);
   // Note [One tangent level]: the duals carry only the new tangent (and trace state).
@@ -176,7 +180,8 @@ JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor
   return r;
 }
 
-JvpResult jvp(MultiFn f, std::initializer_list<Tensor> primals, std::initializer_list<Tensor> tangents) {
+JvpResult jvp(MultiFn f, std::initializer_list<Tensor> primals,
+              std::initializer_list<Tensor> tangents) {
   return jvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
              std::span<const Tensor>(tangents.begin(), tangents.size()));
 }
@@ -184,7 +189,8 @@ JvpResult jvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tenso
   auto multi = [&](std::span<const Tensor> in) { return std::vector<Tensor>{f(in)}; };
   return jvp(MultiFn(multi), primals, tangents);
 }
-JvpResult jvp(ScalarFn f, std::initializer_list<Tensor> primals, std::initializer_list<Tensor> tangents) {
+JvpResult jvp(ScalarFn f, std::initializer_list<Tensor> primals,
+              std::initializer_list<Tensor> tangents) {
   return jvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
              std::span<const Tensor>(tangents.begin(), tangents.size()));
 }
@@ -193,7 +199,8 @@ std::vector<Tensor> hvp(ScalarFn f, std::span<const Tensor> primals, std::span<c
   auto g = [&](std::span<const Tensor> in) { return grad(f, in); };
   return jvp(MultiFn(g), primals, v).tangents;
 }
-std::vector<Tensor> hvp(ScalarFn f, std::initializer_list<Tensor> primals, std::initializer_list<Tensor> v) {
+std::vector<Tensor> hvp(ScalarFn f, std::initializer_list<Tensor> primals,
+                        std::initializer_list<Tensor> v) {
   return hvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
              std::span<const Tensor>(v.begin(), v.size()));
 }

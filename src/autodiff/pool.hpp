@@ -27,12 +27,12 @@ class FreeList {
       return b;
     }
     if (!s.dead) (void)reaper();  // first use on this thread: arm the thread-exit cleanup
-    return ::operator new(kBytes, std::align_val_t{kAlign});
+    return ::operator new (kBytes, std::align_val_t{kAlign});
   }
   static void give(void* p) noexcept {
     State& s = state();
     if (s.dead || s.count >= kMaxFree) {
-      ::operator delete(p, std::align_val_t{kAlign});
+      ::operator delete (p, std::align_val_t{kAlign});
       return;
     }
     auto* b = static_cast<Block*>(p);
@@ -59,7 +59,7 @@ class FreeList {
       State& s = state();
       while (s.head) {
         Block* n = s.head->next;
-        ::operator delete(s.head, std::align_val_t{kAlign});
+        ::operator delete (s.head, std::align_val_t{kAlign});
         s.head = n;
       }
       s.count = 0;

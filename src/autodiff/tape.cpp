@@ -76,7 +76,9 @@ void TapeNode::release() noexcept {
   released = true;
 }
 
-std::shared_ptr<TensorAux> new_aux() { return std::allocate_shared<TensorAux>(PoolAllocator<TensorAux>{}); }
+std::shared_ptr<TensorAux> new_aux() {
+  return std::allocate_shared<TensorAux>(PoolAllocator<TensorAux>{});
+}
 
 Tensor without_grad(const Tensor& t) {
   const TensorAux* a = t.aux().get();
@@ -112,19 +114,15 @@ Tensor without_tangent(const Tensor& t) {
 }
 
 TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
-  TensorList inputs;
-  SmallVector<std::shared_ptr<TensorAux>, 2> edges;
-  for (const Tensor& t : in) {
-    inputs.push_back(without_grad(t));
-    const auto& a = t.aux();
-    edges.push_back(a && (a->requires_grad || a->grad_fn) ? a : nullptr);
-  }
-  TensorList out = bind(p, inputs);  // tangents/traces of the inputs are still seen here
-
+  // The node is filled in place (no intermediate lists); if bind throws, it goes back to the pool.
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});
+  for (const Tensor& t : in) {
+    node->inputs.push_back(without_grad(t));
+    const auto& a = t.aux();
+    node->edges.push_back(a && (a->requires_grad || a->grad_fn) ? a : nullptr);
+  }
+  TensorList out = bind(p, node->inputs);  // tangents/traces of the inputs are still seen here
   node->set_primitive(p);
-  node->inputs = std::move(inputs);
-  node->edges = std::move(edges);
   node->seq = g_next_seq.fetch_add(1, std::memory_order_relaxed);
   for (std::size_t k = 0; k < out.size(); ++k) {
     node->outputs.push_back(out[k]);

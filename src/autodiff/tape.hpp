@@ -51,11 +51,11 @@ struct TapeNode {
   void release() noexcept;
 
   const Primitive* prim = nullptr;
-  std::shared_ptr<const Primitive> prim_shared;  // when the primitive is not inline
-  TensorList inputs;                             // reverse-mode state stripped
-  TensorList outputs;                            // reverse-mode state stripped
+  std::shared_ptr<const Primitive> prim_shared;      // when the primitive is not inline
+  TensorList inputs;                                 // reverse-mode state stripped
+  TensorList outputs;                                // reverse-mode state stripped
   SmallVector<std::shared_ptr<TensorAux>, 2> edges;  // per input; null: no gradient needed
-  TensorList cotangents;                         // per output, live only during backward
+  TensorList cotangents;                             // per output, live only during backward
   std::uint64_t seq = 0;
   std::uint64_t visit = 0;  // backward's walk mark
   bool released = false;
@@ -76,6 +76,12 @@ inline const Tensor& tangent_of(const Tensor& t) {
 }
 /// a + b for equal shapes and dtypes, through bind (so it records tangents and traces).
 Tensor accumulate(const Tensor& a, const Tensor& b);
+/// True when accumulate_in_place(acc, v) may run: acc is the only reference to its contiguous
+/// storage and neither tensor carries autodiff/trace state (so nobody can observe the update).
+bool accumulates_in_place(const Tensor& acc, const Tensor& v) noexcept;
+/// acc += v in place, under the conditions of accumulates_in_place(). Runs inline (no backend
+/// entry, no allocation): a leaf's gradient accumulation in a training loop costs one pass.
+void accumulate_in_place(Tensor& acc, const Tensor& v) noexcept;
 /// slot = slot + v (slot undefined means zero).
 inline void accumulate_into(Tensor& slot, const Tensor& v) {
   slot = slot.defined() ? accumulate(slot, v) : v;

@@ -8,8 +8,8 @@
 
 namespace tenferro::detail {
 
-struct TapeNode;     // src/autodiff
-struct TraceState;   // src/trace
+struct TapeNode;    // src/autodiff
+struct TraceState;  // src/trace
 
 struct TensorAux {
   // Reverse mode: a leaf requires grad and accumulates `grad`; a non-leaf records its producer.

@@ -48,15 +48,18 @@ TEST(AutodiffElementwiseFd, UnaryRows) {
 
 TEST(AutodiffElementwiseFd, BinaryRowsWithBroadcasting) {
   int checked = 0;
-  const std::vector<std::pair<Dims, Dims>> shapes = {{{2, 3}, {2, 3}}, {{2, 1, 3}, {4, 1}}, {{3}, {2, 3}}, {{}, {2, 2}}};
+  const std::vector<std::pair<Dims, Dims>> shapes = {
+      {{2, 3}, {2, 3}}, {{2, 1, 3}, {4, 1}}, {{3}, {2, 3}}, {{}, {2, 2}}};
   for (const tt::BinaryRow& row : tt::binary_table()) {
     if (!row.differentiable) continue;
     for (DType d : {DType::f64, DType::c128}) {
       if (is_complex(d) && !row.complex_ok) continue;
-      FdFn f = [&](std::span<const Tensor> in) { return std::vector<Tensor>{row.fn(in[0], in[1])}; };
+      FdFn f = [&](std::span<const Tensor> in) {
+        return std::vector<Tensor>{row.fn(in[0], in[1])};
+      };
       for (const auto& [sa, sb] : shapes) {
-        SCOPED_TRACE(std::string(row.name) + " " + std::string(dtype_name(d)) + " " + dims_to_string(sa) +
-                     " x " + dims_to_string(sb));
+        SCOPED_TRACE(std::string(row.name) + " " + std::string(dtype_name(d)) + " " +
+                     dims_to_string(sa) + " x " + dims_to_string(sb));
         Tensor a = strided_input(sa, d, smooth(row.domain_a), 50);
         Tensor b = strided_input(sb, d, smooth(row.domain_b), 51);
         EXPECT_TRUE(check_vjp(f, {a, b}));

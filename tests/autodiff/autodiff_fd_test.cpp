@@ -1,8 +1,9 @@
 // Finite-difference checks of every available primitive's VJP and JVP, the scope feature's
 // sum(bmm(a, b)) case, and thread-budget independence.
+#include "common/autodiff_fd.hpp"
+
 #include <gtest/gtest.h>
 
-#include "common/autodiff_fd.hpp"
 #include "common/autodiff_test_ops.hpp"
 #include "tenferro/autodiff.hpp"
 #include "tenferro/ops.hpp"
@@ -20,34 +21,66 @@ struct Case {
 
 // Every structural primitive, on non-contiguous inputs where the op allows it.
 std::vector<Case> structural_cases() {
-  auto one = [](auto g) { return FdFn([g](std::span<const Tensor> in) { return std::vector<Tensor>{g(in[0])}; }); };
+  auto one = [](auto g) {
+    return FdFn([g](std::span<const Tensor> in) { return std::vector<Tensor>{g(in[0])}; });
+  };
   return {
-      {"reshape", one([](const Tensor& x) { return reshape(x, {3, 4}); }), {{2, 6}}},
-      {"reshape_of_transposed", one([](const Tensor& x) { return reshape(transpose(x), {-1}); }), {{3, 4}}},
-      {"permute", one([](const Tensor& x) { return permute(x, {2, 0, 1}); }), {{2, 3, 4}}},
+      {"reshape",
+       one([](const Tensor& x) {
+         return reshape(x, {3, 4});
+       }),
+       {{2, 6}}},
+      {"reshape_of_transposed",
+       one([](const Tensor& x) { return reshape(transpose(x), {-1}); }),
+       {{3, 4}}},
+      {"permute",
+       one([](const Tensor& x) {
+         return permute(x, {2, 0, 1});
+       }),
+       {{2, 3, 4}}},
       {"transpose", one([](const Tensor& x) { return transpose(x, 0, 2); }), {{2, 3, 2}}},
       {"slice", one([](const Tensor& x) { return slice(transpose(x), 1, 1, 5, 2); }), {{5, 3}}},
-      {"squeeze_unsqueeze", one([](const Tensor& x) { return unsqueeze(squeeze(x, 1), 0); }), {{3, 1, 2}}},
+      {"squeeze_unsqueeze",
+       one([](const Tensor& x) { return unsqueeze(squeeze(x, 1), 0); }),
+       {{3, 1, 2}}},
       {"copy", one([](const Tensor& x) { return copy(transpose(x)); }), {{2, 3}}},
-      {"contiguous", one([](const Tensor& x) { return contiguous(permute(x, {1, 0})); }), {{3, 2}}},
-      {"broadcast_same_shape", one([](const Tensor& x) { return broadcast_to(x, {2, 3}); }), {{2, 3}}},
+      {"contiguous",
+       one([](const Tensor& x) {
+         return contiguous(permute(x, {1, 0}));
+       }),
+       {{3, 2}}},
+      {"broadcast_same_shape",
+       one([](const Tensor& x) {
+         return broadcast_to(x, {2, 3});
+       }),
+       {{2, 3}}},
   };
 }
 
 // The reference primitives of autodiff_test_ops.hpp (their rules are the machinery's test load).
 std::vector<Case> reference_cases() {
   return {
-      {"mul_add_sin", [](std::span<const Tensor> in) {
+      {"mul_add_sin",
+       [](std::span<const Tensor> in) {
          return std::vector<Tensor>{tadd(tmul(in[0], transpose(in[1])), tsin(in[0]))};
-       }, {{2, 3}, {3, 2}}},
-      {"exp_sum", [](std::span<const Tensor> in) { return std::vector<Tensor>{tsum(texp(in[0]))}; }, {{4}}},
-      {"bmm", [](std::span<const Tensor> in) { return std::vector<Tensor>{tbmm(in[0], in[1])}; }, {{2, 2, 3}, {2, 3, 2}}},
-      {"bmm_transposed", [](std::span<const Tensor> in) {
+       },
+       {{2, 3}, {3, 2}}},
+      {"exp_sum",
+       [](std::span<const Tensor> in) { return std::vector<Tensor>{tsum(texp(in[0]))}; },
+       {{4}}},
+      {"bmm",
+       [](std::span<const Tensor> in) { return std::vector<Tensor>{tbmm(in[0], in[1])}; },
+       {{2, 2, 3}, {2, 3, 2}}},
+      {"bmm_transposed",
+       [](std::span<const Tensor> in) {
          return std::vector<Tensor>{tbmm(transpose(in[0]), in[1])};
-       }, {{2, 3, 2}, {2, 3, 2}}},
-      {"two_outputs", [](std::span<const Tensor> in) {
+       },
+       {{2, 3, 2}, {2, 3, 2}}},
+      {"two_outputs",
+       [](std::span<const Tensor> in) {
          return std::vector<Tensor>{tmul(in[0], in[0]), tsum(in[0])};
-       }, {{3}}},
+       },
+       {{3}}},
   };
 }
 

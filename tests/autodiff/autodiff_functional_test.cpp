@@ -18,7 +18,8 @@ void expect_near(const Tensor& t, const std::vector<T>& want, double tol = 1e-10
   ASSERT_TRUE(t.defined());
   std::vector<T> got = t.to_vector<T>();
   ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_LE(std::abs(got[i] - want[i]), tol) << "element " << i;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_LE(std::abs(got[i] - want[i]), tol) << "element " << i;
 }
 
 template <class F>
@@ -37,7 +38,8 @@ Tensor matvec(const Tensor& A, const Tensor& x) {
   return reshape(tbmm(A, reshape(x, {1, n, 1})), {n});
 }
 
-std::vector<double> mv(const std::vector<double>& A, const std::vector<double>& x, bool transposed) {
+std::vector<double> mv(const std::vector<double>& A, const std::vector<double>& x,
+                       bool transposed) {
   std::size_t n = x.size();
   std::vector<double> y(n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
@@ -75,11 +77,13 @@ TEST(AutodiffFunctional, GradErrors) {
   Tensor x = from_values({1, 2}, {2});
   expect_error([&] { grad([](std::span<const Tensor> in) { return tmul(in[0], in[0]); }, {x}); },
                ErrorKind::InvalidArgument);  // not a scalar
-  expect_error([&] { grad([](std::span<const Tensor>) { return Tensor(); }, {x}); }, ErrorKind::InvalidArgument);
+  expect_error([&] { grad([](std::span<const Tensor>) { return Tensor(); }, {x}); },
+               ErrorKind::InvalidArgument);
   expect_error([&] { grad([](std::span<const Tensor> in) { return tsum(in[0]); }, {Tensor()}); },
                ErrorKind::InvalidArgument);
   // f that ignores its input entirely: zeros.
-  expect_near<double>(grad([](std::span<const Tensor>) { return scalar_tensor(3.0); }, {x})[0], {0, 0});
+  expect_near<double>(grad([](std::span<const Tensor>) { return scalar_tensor(3.0); }, {x})[0],
+                      {0, 0});
 }
 
 TEST(AutodiffFunctional, VjpPullbackReusableAndChecked) {
@@ -103,12 +107,15 @@ TEST(AutodiffFunctional, VjpPullbackReusableAndChecked) {
   expect_near<double>(g3[0], {3, 1, 13});
   // Scalar-function form.
   VjpResult s = vjp([](std::span<const Tensor> in) { return tsum(tsin(in[0])); }, {x});
-  expect_near<double>(s.pullback({scalar_tensor(2.0)})[0], {2 * std::cos(1.0), 2 * std::cos(2.0), 2 * std::cos(3.0)});
+  expect_near<double>(s.pullback({scalar_tensor(2.0)})[0],
+                      {2 * std::cos(1.0), 2 * std::cos(2.0), 2 * std::cos(3.0)});
 }
 
 TEST(AutodiffFunctional, JvpForwardMode) {
   Tensor x = from_values({0.5, 1.5}, {2}), t = from_values({1, -2}, {2});
-  auto f = [](std::span<const Tensor> in) { return tsin(tmul(in[0], in[0])); };  // d = cos(x^2) 2x t
+  auto f = [](std::span<const Tensor> in) {
+    return tsin(tmul(in[0], in[0]));
+  };  // d = cos(x^2) 2x t
   JvpResult r = jvp(f, {x}, {t});
   expect_near<double>(r.outputs[0], {std::sin(0.25), std::sin(2.25)});
   expect_near<double>(r.tangents[0], {std::cos(0.25) * 1.0 * 1, std::cos(2.25) * 3.0 * -2});
@@ -143,7 +150,8 @@ TEST(AutodiffSecondOrder, HvpSumExpMatvec) {
   for (double& q : scaled) q *= 0.3;  // keeps exp(A x) moderate
   Tensor A = from_vector<double>(scaled, {1, n, n}), x = randn({n}, 7), v = randn({n}, 8);
   auto f = [&](std::span<const Tensor> in) { return tsum(texp(matvec(A, in[0]))); };
-  std::vector<double> a = A.to_vector<double>(), xv = x.to_vector<double>(), vv = v.to_vector<double>();
+  std::vector<double> a = A.to_vector<double>(), xv = x.to_vector<double>(),
+                      vv = v.to_vector<double>();
   std::vector<double> e = mv(a, xv, false), av = mv(a, vv, false);
   for (auto& q : e) q = std::exp(q);
   std::vector<double> g = mv(a, e, true);

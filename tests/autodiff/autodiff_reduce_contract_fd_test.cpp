@@ -40,8 +40,11 @@ TEST(AutodiffReduceFd, ReductionRowsAllAxesAndKeepdims) {
         if (is_complex(d) && row.real_only) continue;
         for (bool keep : {false, true}) {
           SCOPED_TRACE(std::string(row.name) + " " + std::string(dtype_name(d)) + " " +
-                       dims_to_string(c.shape) + " axes " + dims_to_string(c.axes) + (keep ? " keepdims" : ""));
-          FdFn f = [&](std::span<const Tensor> in) { return std::vector<Tensor>{row.op(in[0], c.axes, keep)}; };
+                       dims_to_string(c.shape) + " axes " + dims_to_string(c.axes) +
+                       (keep ? " keepdims" : ""));
+          FdFn f = [&](std::span<const Tensor> in) {
+            return std::vector<Tensor>{row.op(in[0], c.axes, keep)};
+          };
           Tensor x = input(c.shape, d, row.domain, 70 + static_cast<std::uint64_t>(checked));
           EXPECT_TRUE(check_vjp(f, {x}));
           EXPECT_TRUE(check_jvp(f, {x}));
@@ -73,17 +76,40 @@ TEST(AutodiffContractFd, EveryContraction) {
   };
   const std::vector<C> cases = {
       {"matmul_2d", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, {2, 3}, {3, 4}},
-      {"matmul_batch_broadcast", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, {2, 1, 2, 3}, {3, 3, 2}},
-      {"matmul_vec_mat", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, {3}, {3, 2}},
-      {"matmul_mat_vec", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, {2, 3}, {3}},
+      {"matmul_batch_broadcast",
+       [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+       {2, 1, 2, 3},
+       {3, 3, 2}},
+      {"matmul_vec_mat",
+       [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+       {3},
+       {3, 2}},
+      {"matmul_mat_vec",
+       [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+       {2, 3},
+       {3}},
       {"matmul_dot", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, {4}, {4}},
-      {"matmul_transposed", [](const Tensor& a, const Tensor& b) { return matmul(transpose(a), b); }, {3, 2}, {3, 2}},
+      {"matmul_transposed",
+       [](const Tensor& a, const Tensor& b) { return matmul(transpose(a), b); },
+       {3, 2},
+       {3, 2}},
       {"bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, {3, 2, 2}, {3, 2, 3}},
-      {"dot_general", [](const Tensor& a, const Tensor& b) {
+      {"dot_general",
+       [](const Tensor& a, const Tensor& b) {
          return dot_general(a, b, DotDims{{1}, {0}, {2}, {1}});
-       }, {2, 3, 4}, {3, 4, 2}},
-      {"tensordot", [](const Tensor& a, const Tensor& b) { return tensordot(a, b, {0, 2}, {2, 0}); }, {2, 3, 4}, {4, 5, 2}},
-      {"tensordot_n", [](const Tensor& a, const Tensor& b) { return tensordot(a, b, 1); }, {2, 3}, {3, 2}},
+       },
+       {2, 3, 4},
+       {3, 4, 2}},
+      {"tensordot",
+       [](const Tensor& a, const Tensor& b) {
+         return tensordot(a, b, {0, 2}, {2, 0});
+       },
+       {2, 3, 4},
+       {4, 5, 2}},
+      {"tensordot_n",
+       [](const Tensor& a, const Tensor& b) { return tensordot(a, b, 1); },
+       {2, 3},
+       {3, 2}},
       {"outer", [](const Tensor& a, const Tensor& b) { return outer(a, b); }, {3}, {2, 2}},
       {"inner", [](const Tensor& a, const Tensor& b) { return inner(a, b); }, {2, 3}, {4, 3}},
       {"vdot", [](const Tensor& a, const Tensor& b) { return vdot(a, b); }, {2, 3}, {6}},

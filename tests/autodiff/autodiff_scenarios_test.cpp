@@ -17,14 +17,16 @@ void expect_near(const Tensor& t, const std::vector<T>& want, double tol) {
   ASSERT_TRUE(t.defined());
   std::vector<T> got = t.to_vector<T>();
   ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_LE(std::abs(got[i] - want[i]), tol) << "element " << i;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_LE(std::abs(got[i] - want[i]), tol) << "element " << i;
 }
 
 struct BmmResults {
   Tensor ga, gb, ga_fn, gb_fn, ga_vjp, gb_vjp, jvp_t;
 };
 
-BmmResults sum_bmm_all_modes(const Tensor& a0, const Tensor& b0, const Tensor& ta, const Tensor& tb) {
+BmmResults sum_bmm_all_modes(const Tensor& a0, const Tensor& b0, const Tensor& ta,
+                             const Tensor& tb) {
   BmmResults r;
   Tensor a = detach(a0), b = detach(b0);
   a.requires_grad_();
@@ -99,7 +101,8 @@ TEST(AutodiffScenario, SumSquarePlusSin) {
 TEST(AutodiffScenario, HvpQuadraticAndSumExpMatvec) {
   const std::int64_t n = 6;
   Tensor A = randn({n, n}, 120) * 0.3, x = randn({n}, 121), v = randn({n}, 122);
-  std::vector<double> a = A.to_vector<double>(), xv = x.to_vector<double>(), vv = v.to_vector<double>();
+  std::vector<double> a = A.to_vector<double>(), xv = x.to_vector<double>(),
+                      vv = v.to_vector<double>();
   auto mv = [&](const std::vector<double>& y, bool t) {
     std::vector<double> r(n, 0.0);
     for (std::int64_t i = 0; i < n; ++i)

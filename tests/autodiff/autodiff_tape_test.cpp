@@ -11,7 +11,9 @@ using namespace tenferro::adtest;
 
 namespace {
 
-Tensor vec(std::initializer_list<double> v) { return from_values(v, {static_cast<std::int64_t>(v.size())}); }
+Tensor vec(std::initializer_list<double> v) {
+  return from_values(v, {static_cast<std::int64_t>(v.size())});
+}
 
 void expect_values(const Tensor& t, std::vector<double> want, double tol = 1e-12) {
   ASSERT_TRUE(t.defined());
@@ -119,14 +121,14 @@ TEST(AutodiffTape, BadUseIsTypedAndChangesNothing) {
   backward(tsum(x));
   Tensor before = x.grad();
   Tensor y = tmul(x, x);
-  expect_error([&] { backward(y); }, ErrorKind::InvalidArgument);                  // non-scalar
-  expect_error([&] { backward(y, vec({1, 1})); }, ErrorKind::ShapeMismatch);       // wrong shape
+  expect_error([&] { backward(y); }, ErrorKind::InvalidArgument);             // non-scalar
+  expect_error([&] { backward(y, vec({1, 1})); }, ErrorKind::ShapeMismatch);  // wrong shape
   expect_error([&] { backward(y, ones({3}, DType::f32)); }, ErrorKind::DTypeMismatch);
   expect_error([&] { backward(y, Tensor()); }, ErrorKind::InvalidArgument);
-  expect_error([&] { backward(vec({1.0})); }, ErrorKind::InvalidArgument);         // no grad
+  expect_error([&] { backward(vec({1.0})); }, ErrorKind::InvalidArgument);  // no grad
   expect_error([&] { backward(Tensor()); }, ErrorKind::InvalidArgument);
   Tensor c = tsum(tconj(from_values({1, 2}, {2}, DType::c128).requires_grad_()));
-  expect_error([&] { backward(c); }, ErrorKind::InvalidArgument);                   // complex loss
+  expect_error([&] { backward(c); }, ErrorKind::InvalidArgument);  // complex loss
   EXPECT_EQ(x.grad().storage().get(), before.storage().get());
   // The graph of y is intact: a valid backward still works after the failures.
   backward(y, vec({1, 1, 1}));
@@ -143,7 +145,8 @@ class NoVjpPrim final : public detail::PrimitiveWith<NoVjpPrim> {
   void infer(std::span<const Tensor> in, detail::SpecList& out) const override {
     out.push_back({in[0].dtype(), in[0].shape()});
   }
-  void execute(detail::ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+  void execute(detail::ExecContext&, std::span<const Tensor> in,
+               std::span<Tensor> out) const override {
     detail::copy_to_contiguous(in[0], out[0].data_ptr(), out[0].dtype());
   }
 };
@@ -191,4 +194,23 @@ TEST(AutodiffTape, LongChainBackward) {
   for (int i = 0; i < 1000; ++i) y = tadd(y, x);
   backward(tsum(y));
   expect_values(x.grad(), {1001, 1001});
+}
+
+TEST(AutodiffTape, AccumulationNeverChangesAGradTheUserHolds) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  backward(tsum(tmul(x, x)));
+  Tensor held = x.grad();  // shares the grad's storage: accumulation must go out of place
+  backward(tsum(tmul(x, x)));
+  expect_values(held, {2, 4});
+  expect_values(x.grad(), {4, 8});
+  held = Tensor();
+  backward(tsum(tmul(x, x)));  // now in place (sole owner)
+  expect_values(x.grad(), {6, 12});
+  // A leaf whose grad is the user's own cotangent tensor: the cotangent is never modified.
+  Tensor y = vec({3, 4}).requires_grad_();
+  Tensor ct = vec({1, 1});
+  backward(y, ct);
+  backward(y, ct);
+  expect_values(ct, {1, 1});
+  expect_values(y.grad(), {2, 2});
 }

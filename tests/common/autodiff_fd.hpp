@@ -58,7 +58,8 @@ inline Tensor make(const std::vector<c128>& v, const Tensor& like) {
 
 // f(x + s * dir) for all inputs, evaluated without any autodiff state.
 inline std::vector<std::vector<c128>> eval_shifted(const FdFn& f, std::span<const Tensor> x,
-                                                   const std::vector<std::vector<c128>>& dir, double s) {
+                                                   const std::vector<std::vector<c128>>& dir,
+                                                   double s) {
   std::vector<Tensor> shifted;
   for (std::size_t i = 0; i < x.size(); ++i) {
     std::vector<c128> v = values(x[i]);
@@ -71,7 +72,8 @@ inline std::vector<std::vector<c128>> eval_shifted(const FdFn& f, std::span<cons
 }
 
 inline std::vector<std::vector<c128>> central(const FdFn& f, std::span<const Tensor> x,
-                                              const std::vector<std::vector<c128>>& dir, double eps) {
+                                              const std::vector<std::vector<c128>>& dir,
+                                              double eps) {
   auto p = eval_shifted(f, x, dir, eps), m = eval_shifted(f, x, dir, -eps);
   for (std::size_t k = 0; k < p.size(); ++k)
     for (std::size_t j = 0; j < p[k].size(); ++j) p[k][j] = (p[k][j] - m[k][j]) / (2 * eps);
@@ -98,15 +100,16 @@ inline std::vector<std::vector<c128>> zeros_like(std::span<const Tensor> x) {
 inline ::testing::AssertionResult check_inputs(std::span<const Tensor> x) {
   for (const Tensor& t : x)
     if (t.dtype() != DType::f64 && t.dtype() != DType::c128)
-      return ::testing::AssertionFailure() << "finite differences need f64/c128 inputs, got "
-                                           << dtype_name(t.dtype());
+      return ::testing::AssertionFailure()
+             << "finite differences need f64/c128 inputs, got " << dtype_name(t.dtype());
   return ::testing::AssertionSuccess();
 }
 
 }  // namespace fd
 
 /// Checks the VJP of f at x against central differences (see the file comment).
-inline ::testing::AssertionResult check_vjp(const FdFn& f, std::vector<Tensor> x, FdOptions o = {}) {
+inline ::testing::AssertionResult check_vjp(const FdFn& f, std::vector<Tensor> x,
+                                            FdOptions o = {}) {
   if (auto r = fd::check_inputs(x); !r) return r;
   VjpResult res = vjp(MultiFn(f), x);
   std::vector<Tensor> us;
@@ -147,7 +150,8 @@ inline ::testing::AssertionResult check_vjp(const FdFn& f, std::vector<Tensor> x
       for (std::size_t i = 0; i < x.size(); ++i) a += fd::rdot(g[i], dir[i]);
       double d = rhs(dir);
       if (!fd::close(a, d, o) && nfail++ < 5)
-        fails << "\n  random direction " << r << ": <vjp, v> " << a << " vs finite difference " << d;
+        fails << "\n  random direction " << r << ": <vjp, v> " << a << " vs finite difference "
+              << d;
     }
   }
   if (nfail) return ::testing::AssertionFailure() << nfail << " VJP mismatches:" << fails.str();
@@ -155,7 +159,8 @@ inline ::testing::AssertionResult check_vjp(const FdFn& f, std::vector<Tensor> x
 }
 
 /// Checks the JVP of f at x along random tangents against central differences.
-inline ::testing::AssertionResult check_jvp(const FdFn& f, std::vector<Tensor> x, FdOptions o = {}) {
+inline ::testing::AssertionResult check_jvp(const FdFn& f, std::vector<Tensor> x,
+                                            FdOptions o = {}) {
   if (auto r = fd::check_inputs(x); !r) return r;
   std::vector<Tensor> ts;
   std::vector<std::vector<c128>> dir;
@@ -170,10 +175,11 @@ inline ::testing::AssertionResult check_jvp(const FdFn& f, std::vector<Tensor> x
   for (std::size_t k = 0; k < d.size(); ++k) {
     std::vector<c128> a = fd::values(res.tangents[k]);
     for (std::size_t j = 0; j < a.size(); ++j)
-      if ((!fd::close(a[j].real(), d[k][j].real(), o) || !fd::close(a[j].imag(), d[k][j].imag(), o)) &&
+      if ((!fd::close(a[j].real(), d[k][j].real(), o) ||
+           !fd::close(a[j].imag(), d[k][j].imag(), o)) &&
           nfail++ < 5)
-        fails << "\n  output " << k << " element " << j << ": jvp " << a[j] << " vs finite difference "
-              << d[k][j];
+        fails << "\n  output " << k << " element " << j << ": jvp " << a[j]
+              << " vs finite difference " << d[k][j];
   }
   if (nfail) return ::testing::AssertionFailure() << nfail << " JVP mismatches:" << fails.str();
   return ::testing::AssertionSuccess();

@@ -57,14 +57,27 @@ class UnaryPrim final : public detail::PrimitiveWith<UnaryPrim> {
       for (std::size_t i = 0; i < x.size(); ++i) {
         T v = x[i];
         switch (op_) {
-          case U::sin: static_cast<T*>(out[0].data_ptr())[i] = std::sin(v); break;
-          case U::cos: static_cast<T*>(out[0].data_ptr())[i] = std::cos(v); break;
-          case U::exp: static_cast<T*>(out[0].data_ptr())[i] = std::exp(v); break;
-          case U::conj: static_cast<T*>(out[0].data_ptr())[i] = conj_(v); break;
-          case U::neg: static_cast<T*>(out[0].data_ptr())[i] = -v; break;
-          case U::real: static_cast<real_t<T>*>(out[0].data_ptr())[i] = std::real(v); break;
+          case U::sin:
+            static_cast<T*>(out[0].data_ptr())[i] = std::sin(v);
+            break;
+          case U::cos:
+            static_cast<T*>(out[0].data_ptr())[i] = std::cos(v);
+            break;
+          case U::exp:
+            static_cast<T*>(out[0].data_ptr())[i] = std::exp(v);
+            break;
+          case U::conj:
+            static_cast<T*>(out[0].data_ptr())[i] = conj_(v);
+            break;
+          case U::neg:
+            static_cast<T*>(out[0].data_ptr())[i] = -v;
+            break;
+          case U::real:
+            static_cast<real_t<T>*>(out[0].data_ptr())[i] = std::real(v);
+            break;
           case U::to_complex:
-            static_cast<std::complex<real_t<T>>*>(out[0].data_ptr())[i] = std::complex<real_t<T>>(v);
+            static_cast<std::complex<real_t<T>>*>(out[0].data_ptr())[i] =
+                std::complex<real_t<T>>(v);
             break;
         }
       }
@@ -73,24 +86,43 @@ class UnaryPrim final : public detail::PrimitiveWith<UnaryPrim> {
   void jvp(std::span<const Tensor> x, std::span<const Tensor> y, std::span<const Tensor> t,
            std::span<Tensor> out_t) const override {
     switch (op_) {
-      case U::sin: out_t[0] = binary(B::mul, t[0], unary(U::cos, x[0])); break;
-      case U::cos: out_t[0] = unary(U::neg, binary(B::mul, t[0], unary(U::sin, x[0]))); break;
-      case U::exp: out_t[0] = binary(B::mul, t[0], y[0]); break;
-      default: out_t[0] = unary(op_, t[0]);  // linear
+      case U::sin:
+        out_t[0] = binary(B::mul, t[0], unary(U::cos, x[0]));
+        break;
+      case U::cos:
+        out_t[0] = unary(U::neg, binary(B::mul, t[0], unary(U::sin, x[0])));
+        break;
+      case U::exp:
+        out_t[0] = binary(B::mul, t[0], y[0]);
+        break;
+      default:
+        out_t[0] = unary(op_, t[0]);  // linear
     }
   }
   void vjp(std::span<const Tensor> x, std::span<const Tensor> y, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override {
     switch (op_) {
-      case U::sin: in_ct[0] = binary(B::mul, ct[0], unary(U::conj, unary(U::cos, x[0]))); break;
+      case U::sin:
+        in_ct[0] = binary(B::mul, ct[0], unary(U::conj, unary(U::cos, x[0])));
+        break;
       case U::cos:
         in_ct[0] = unary(U::neg, binary(B::mul, ct[0], unary(U::conj, unary(U::sin, x[0]))));
         break;
-      case U::exp: in_ct[0] = binary(B::mul, ct[0], unary(U::conj, y[0])); break;
-      case U::conj: in_ct[0] = unary(U::conj, ct[0]); break;
-      case U::neg: in_ct[0] = unary(U::neg, ct[0]); break;
-      case U::real: in_ct[0] = is_complex(x[0].dtype()) ? unary(U::to_complex, ct[0]) : ct[0]; break;
-      case U::to_complex: in_ct[0] = unary(U::real, ct[0]); break;
+      case U::exp:
+        in_ct[0] = binary(B::mul, ct[0], unary(U::conj, y[0]));
+        break;
+      case U::conj:
+        in_ct[0] = unary(U::conj, ct[0]);
+        break;
+      case U::neg:
+        in_ct[0] = unary(U::neg, ct[0]);
+        break;
+      case U::real:
+        in_ct[0] = is_complex(x[0].dtype()) ? unary(U::to_complex, ct[0]) : ct[0];
+        break;
+      case U::to_complex:
+        in_ct[0] = unary(U::real, ct[0]);
+        break;
     }
   }
 
@@ -139,7 +171,9 @@ class BinaryPrim final : public detail::PrimitiveWith<BinaryPrim> {
 class SumPrim final : public detail::PrimitiveWith<SumPrim> {
  public:
   std::string_view name() const override { return "t_sum"; }
-  void infer(std::span<const Tensor> in, SpecList& out) const override { out.push_back({in[0].dtype(), {}}); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    out.push_back({in[0].dtype(), {}});
+  }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     visit_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
@@ -164,7 +198,8 @@ class BmmPrim final : public detail::PrimitiveWith<BmmPrim> {
   std::string_view name() const override { return "t_bmm"; }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     const Dims &a = in[0].shape(), &b = in[1].shape();
-    if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1] || in[0].dtype() != in[1].dtype())
+    if (a.size() != 3 || b.size() != 3 || a[0] != b[0] || a[2] != b[1] ||
+        in[0].dtype() != in[1].dtype())
       throw Error(ErrorKind::ShapeMismatch, "t_bmm: " + detail::describe(in));
     out.push_back({in[0].dtype(), {a[0], a[1], b[2]}});
   }
@@ -179,7 +214,8 @@ class BmmPrim final : public detail::PrimitiveWith<BmmPrim> {
         for (std::int64_t i = 0; i < m; ++i)
           for (std::int64_t j = 0; j < n; ++j) {
             T s{};
-            for (std::int64_t q = 0; q < k; ++q) s += a[(p * m + i) * k + q] * b[(p * k + q) * n + j];
+            for (std::int64_t q = 0; q < k; ++q)
+              s += a[(p * m + i) * k + q] * b[(p * k + q) * n + j];
             o[(p * m + i) * n + j] = s;
           }
     });
@@ -198,7 +234,9 @@ class BmmPrim final : public detail::PrimitiveWith<BmmPrim> {
 };
 
 Tensor unary(U op, const Tensor& x) { return detail::bind1(UnaryPrim(op), {x}); }
-Tensor binary(B op, const Tensor& a, const Tensor& b) { return detail::bind1(BinaryPrim(op), {a, b}); }
+Tensor binary(B op, const Tensor& a, const Tensor& b) {
+  return detail::bind1(BinaryPrim(op), {a, b});
+}
 Tensor tsum(const Tensor& x) { return detail::bind1(SumPrim(), {x}); }
 Tensor tbmm(const Tensor& a, const Tensor& b) { return detail::bind1(BmmPrim(), {a, b}); }
 Tensor tmul(const Tensor& a, const Tensor& b) { return binary(B::mul, a, b); }
