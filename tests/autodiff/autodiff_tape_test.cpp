@@ -1,8 +1,11 @@
 // Eager reverse mode: recording, backward, accumulation, graph lifetime, bad use.
 #include <gtest/gtest.h>
 
+#include "autodiff/tape.hpp"
 #include "common/autodiff_test_ops.hpp"
 #include "core/tensor_aux.hpp"
+#include "primitives/contract.hpp"
+#include "primitives/reduce.hpp"
 #include "tenferro/autodiff.hpp"
 #include "tenferro/ops.hpp"
 
@@ -213,4 +216,10 @@ TEST(AutodiffTape, AccumulationNeverChangesAGradTheUserHolds) {
   backward(y, ct);
   expect_values(ct, {1, 1});
   expect_values(y.grad(), {2, 2});
+}
+
+TEST(AutodiffTape, CatalogPrimitivesFitInlineInANode) {
+  // Note [Cheap tape]: no allocation for the primitive when recording these.
+  EXPECT_LE(sizeof(detail::DotGeneralPrim), detail::kInlinePrimitive);
+  EXPECT_LE(sizeof(detail::ReducePrim), detail::kInlinePrimitive);
 }
