@@ -54,6 +54,16 @@ std::vector<Case> structural_cases() {
          return broadcast_to(x, {2, 3});
        }),
        {{2, 3}}},
+      {"broadcast_expand",
+       one([](const Tensor& x) {
+         return broadcast_to(transpose(x), {2, 3, 4});
+       }),
+       {{1, 3}}},
+      {"broadcast_leading",
+       one([](const Tensor& x) {
+         return broadcast_to(x, {2, 3});
+       }),
+       {{3}}},
   };
 }
 
