@@ -87,8 +87,9 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
   GradModeGuard no_grad(false);  // rules' ops must not record
 
   for (TapeNode* n : nodes) n->cotangents.resize(n->outputs.size());
+  // A caller's cotangent may itself require grad; backward does not record, so drop that state.
   for (std::size_t r = 0; r < roots.size(); ++r)
-    if (cotangents[r].defined()) send(roots[r].aux(), cotangents[r], leaves);
+    if (cotangents[r].defined()) send(roots[r].aux(), without_grad(cotangents[r]), leaves);
 
   SmallVector<bool, 4> needs;
   TensorList in_ct;

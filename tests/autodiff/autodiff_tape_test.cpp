@@ -223,3 +223,12 @@ TEST(AutodiffTape, CatalogPrimitivesFitInlineInANode) {
   EXPECT_LE(sizeof(detail::DotGeneralPrim), detail::kInlinePrimitive);
   EXPECT_LE(sizeof(detail::ReducePrim), detail::kInlinePrimitive);
 }
+
+TEST(AutodiffTape, CotangentThatRequiresGradIsUsedAsAValue) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  Tensor u = vec({3, 4}).requires_grad_();
+  backward(tmul(x, x), u);
+  expect_values(x.grad(), {6, 16});
+  EXPECT_FALSE(x.grad().requires_grad());
+  EXPECT_FALSE(u.grad().defined());
+}
