@@ -102,6 +102,11 @@ struct Log1pOp : UnaryDefaults {
 };
 
 }  // namespace
+
+std::shared_ptr<const Primitive> find_analytic(std::string_view name) {
+  return find_unary<ExpOp, LogOp, SinOp, CosOp, TanhOp, SqrtOp, RsqrtOp, Expm1Op, Log1pOp>(name);
+}
+
 }  // namespace detail
 
 using detail::apply_unary;

@@ -151,6 +151,12 @@ struct GeOp : CompareDefaults {
 };
 
 }  // namespace
+
+std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name) {
+  return find_binary<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, EqOp, NeOp, LtOp,
+                     LeOp, GtOp, GeOp>(name);
+}
+
 }  // namespace detail
 
 using detail::apply_binary;

@@ -244,6 +244,29 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
   Scalar s_{};
 };
 
+// ---- the catalog list: one entry per op, outside its block ----
+
+/// The parameter-free elementwise primitive behind public op `name` ("mul", "exp", "where"),
+/// or null. Rule tests and program printing look primitives up here; each family file lists
+/// its ops once (find_unary/find_binary below).
+std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name);
+std::shared_ptr<const Primitive> find_analytic(std::string_view name);
+std::shared_ptr<const Primitive> find_elementwise_unary(std::string_view name);
+std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name);
+
+template <class... Ops>
+std::shared_ptr<const Primitive> find_unary(std::string_view name) {
+  std::shared_ptr<const Primitive> r;
+  ((name == Ops::name ? (void)(r = std::make_shared<UnaryPrim<Ops>>()) : (void)0), ...);
+  return r;
+}
+template <class... Ops>
+std::shared_ptr<const Primitive> find_binary(std::string_view name) {
+  std::shared_ptr<const Primitive> r;
+  ((name == Ops::name ? (void)(r = std::make_shared<BinaryPrim<Ops>>()) : (void)0), ...);
+  return r;
+}
+
 /// Public-function helpers: build the primitive and bind.
 template <class Op>
 Tensor apply_unary(const Tensor& x) {
