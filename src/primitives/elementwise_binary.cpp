@@ -152,9 +152,10 @@ struct GeOp : CompareDefaults {
 
 }  // namespace
 
-std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name) {
+std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name, ScalarSide side,
+                                                         Scalar s) {
   return find_binary<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, EqOp, NeOp, LtOp,
-                     LeOp, GtOp, GeOp>(name);
+                     LeOp, GtOp, GeOp>(name, side, s);
 }
 
 }  // namespace detail

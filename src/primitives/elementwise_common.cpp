@@ -75,10 +75,11 @@ void throw_complex_unsupported(std::string_view op, std::string_view why,
                                             ", expected real dtypes (f32, f64)");
 }
 
-std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name) {
+std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name, ScalarSide side,
+                                                       Scalar s) {
   if (auto p = find_analytic(name)) return p;
   if (auto p = find_elementwise_unary(name)) return p;
-  return find_elementwise_binary(name);
+  return find_elementwise_binary(name, side, s);
 }
 
 }  // namespace tenferro::detail

@@ -249,10 +249,14 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
 /// The parameter-free elementwise primitive behind public op `name` ("mul", "exp", "where"),
 /// or null. Rule tests and program printing look primitives up here; each family file lists
 /// its ops once (find_unary/find_binary below).
-std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name);
+/// For binary ops, `side`/`s` select the tensor-Scalar form (ignored by other ops).
+std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name,
+                                                       ScalarSide side = ScalarSide::none,
+                                                       Scalar s = {});
 std::shared_ptr<const Primitive> find_analytic(std::string_view name);
 std::shared_ptr<const Primitive> find_elementwise_unary(std::string_view name);
-std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name);
+std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name, ScalarSide side,
+                                                         Scalar s);
 
 template <class... Ops>
 std::shared_ptr<const Primitive> find_unary(std::string_view name) {
@@ -261,9 +265,9 @@ std::shared_ptr<const Primitive> find_unary(std::string_view name) {
   return r;
 }
 template <class... Ops>
-std::shared_ptr<const Primitive> find_binary(std::string_view name) {
+std::shared_ptr<const Primitive> find_binary(std::string_view name, ScalarSide side, Scalar s) {
   std::shared_ptr<const Primitive> r;
-  ((name == Ops::name ? (void)(r = std::make_shared<BinaryPrim<Ops>>()) : (void)0), ...);
+  ((name == Ops::name ? (void)(r = std::make_shared<BinaryPrim<Ops>>(side, s)) : (void)0), ...);
   return r;
 }
 

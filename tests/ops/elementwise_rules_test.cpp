@@ -108,6 +108,39 @@ TEST(ElementwiseRules, Binary) {
   }
 }
 
+TEST(ElementwiseRules, BinaryWithScalarOperand) {
+  for (const BinaryRow& row : binary_table()) {
+    if (!row.differentiable) continue;
+    for (DType d : {DType::f64, DType::c128})
+      for (Scalar s : {Scalar(0.7), Scalar(0.7, -0.3)})
+        for (auto side : {detail::ScalarSide::left, detail::ScalarSide::right}) {
+          if (!row.complex_ok && (is_complex(d) || s.imag() != 0)) continue;
+          const bool left = side == detail::ScalarSide::left;
+          const std::string what = std::string(row.name) + " " + std::string(dtype_name(d)) +
+                                   (left ? " scalar-left " : " scalar-right ") +
+                                   std::to_string(s.imag());
+          auto p = detail::elementwise_primitive(row.name, side, s);
+          ASSERT_TRUE(p) << what;
+          auto f = [&](const Tensor& x) { return detail::bind1(*p, {x}); };
+          Tensor x = make_input({2, 3}, d, smooth(left ? row.domain_b : row.domain_a), 101);
+          Tensor t = make_input({2, 3}, d, Domain::any, 102) * 0.1;
+          Tensor y = f(x);
+          Tensor xs[1] = {x}, ys[1] = {y}, ts[1] = {t}, jt[1];
+          p->jvp(xs, ys, ts, jt);
+          expect_close(jt[0], (f(x + kStep * t) - f(x - kStep * t)) / (2 * kStep), kFdTol,
+                       what + " jvp");
+          Tensor ct = make_input(y.shape(), y.dtype(), Domain::any, 103), cts[1] = {ct}, g[1];
+          bool needs[1] = {true};
+          p->vjp(xs, ys, cts, std::span<const bool>(needs, 1), g);
+          ASSERT_TRUE(g[0].defined()) << what;
+          EXPECT_EQ(g[0].dtype(), d) << what;
+          const double lhs = static_cast<double>(real_dot(ct, jt[0]));
+          EXPECT_NEAR(lhs, static_cast<double>(real_dot(g[0], t)), 1e-10 * (1 + std::abs(lhs)))
+              << what;
+        }
+  }
+}
+
 TEST(ElementwiseRules, Where) {
   auto p = detail::elementwise_primitive("where");
   ASSERT_TRUE(p);
