@@ -89,6 +89,7 @@ struct MinimumOp : BinaryDefaults {
 
 struct PowOp : BinaryDefaults {
   static constexpr const char* name = "pow";
+  static constexpr std::int64_t cost = kernels::kTranscendentalCost;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {

@@ -1,7 +1,7 @@
 // The elementwise primitives' JVP and VJP rules, called directly (the autodiff interpreters are
 // tested elsewhere): JVP against central finite differences, VJP as the adjoint of the JVP under
 // the real inner product Re(sum conj(u) v) -- which is exactly PyTorch's conjugate-Wirtinger
-// convention (dL = Re<grad, dz>). Equal shapes only until sum_to_shape lands.
+// convention (dL = Re<grad, dz>).
 #include <gtest/gtest.h>
 
 #include "common/elementwise_table.hpp"
@@ -67,44 +67,49 @@ TEST(ElementwiseRules, Binary) {
                                            {DType::c128, DType::c128},
                                            {DType::f64, DType::c128},
                                            {DType::c128, DType::f64}};
+  // Broadcast operands: the VJP sums the cotangent back to each operand's shape.
+  const std::pair<Dims, Dims> shapes[] = {
+      {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{2, 1}, {1, 3}}, {{}, {2, 3}}};
   for (const BinaryRow& row : binary_table()) {
     if (!row.differentiable) continue;
     auto p = detail::elementwise_primitive(row.name);
     ASSERT_TRUE(p) << row.name;
-    for (auto [da, db] : pairs) {
-      if (!row.complex_ok && (is_complex(da) || is_complex(db))) continue;
-      const std::string what = std::string(row.name) + " " + std::string(dtype_name(da)) + "," +
-                               std::string(dtype_name(db));
-      Tensor a = make_input({2, 3}, da, smooth(row.domain_a), 91);
-      Tensor b = make_input({2, 3}, db, smooth(row.domain_b), 92);
-      Tensor ta = make_input({2, 3}, da, Domain::any, 93) * 0.1;
-      Tensor tb = make_input({2, 3}, db, Domain::any, 94) * 0.1;
-      Tensor y = row.fn(a, b);
-      Tensor xs[2] = {a, b}, ys[1] = {y}, ts[2] = {ta, tb}, jt[1];
-      p->jvp(xs, ys, ts, jt);
-      Tensor fd =
-          (row.fn(a + kStep * ta, b + kStep * tb) - row.fn(a - kStep * ta, b - kStep * tb)) /
-          (2 * kStep);
-      expect_close(jt[0], fd, kFdTol, what + " jvp");
-      EXPECT_EQ(jt[0].dtype(), y.dtype()) << what;
-      // Only one tangent: the other counts as zero.
-      Tensor t1[2] = {ta, Tensor()}, j1[1];
-      p->jvp(xs, ys, t1, j1);
-      expect_close(j1[0], (row.fn(a + kStep * ta, b) - row.fn(a - kStep * ta, b)) / (2 * kStep),
-                   kFdTol, what + " jvp (a only)");
+    for (auto [da, db] : pairs)
+      for (auto [sa, sb] : shapes) {
+        if (!row.complex_ok && (is_complex(da) || is_complex(db))) continue;
+        const std::string what = std::string(row.name) + " " + std::string(dtype_name(da)) + "," +
+                                 std::string(dtype_name(db)) + " " + dims_to_string(sa) + "," +
+                                 dims_to_string(sb);
+        Tensor a = make_input(sa, da, smooth(row.domain_a), 91);
+        Tensor b = make_input(sb, db, smooth(row.domain_b), 92);
+        Tensor ta = make_input(sa, da, Domain::any, 93) * 0.1;
+        Tensor tb = make_input(sb, db, Domain::any, 94) * 0.1;
+        Tensor y = row.fn(a, b);
+        Tensor xs[2] = {a, b}, ys[1] = {y}, ts[2] = {ta, tb}, jt[1];
+        p->jvp(xs, ys, ts, jt);
+        Tensor fd =
+            (row.fn(a + kStep * ta, b + kStep * tb) - row.fn(a - kStep * ta, b - kStep * tb)) /
+            (2 * kStep);
+        expect_close(jt[0], fd, kFdTol, what + " jvp");
+        EXPECT_EQ(jt[0].dtype(), y.dtype()) << what;
+        // Only one tangent: the other counts as zero.
+        Tensor t1[2] = {ta, Tensor()}, j1[1];
+        p->jvp(xs, ys, t1, j1);
+        expect_close(j1[0], (row.fn(a + kStep * ta, b) - row.fn(a - kStep * ta, b)) / (2 * kStep),
+                     kFdTol, what + " jvp (a only)");
 
-      Tensor ct = make_input(y.shape(), y.dtype(), Domain::any, 95);
-      Tensor cts[1] = {ct}, g[2];
-      bool needs[2] = {true, true};
-      p->vjp(xs, ys, cts, std::span<const bool>(needs, 2), g);
-      ASSERT_TRUE(g[0].defined() && g[1].defined()) << what;
-      EXPECT_EQ(g[0].dtype(), da) << what;
-      EXPECT_EQ(g[1].dtype(), db) << what;
-      const long double lhs = real_dot(ct, jt[0]), rhs = real_dot(g[0], ta) + real_dot(g[1], tb);
-      EXPECT_NEAR(static_cast<double>(lhs), static_cast<double>(rhs),
-                  1e-10 * (1 + std::abs(static_cast<double>(lhs))))
-          << what << " vjp is not the adjoint of jvp";
-    }
+        Tensor ct = make_input(y.shape(), y.dtype(), Domain::any, 95);
+        Tensor cts[1] = {ct}, g[2];
+        bool needs[2] = {true, true};
+        p->vjp(xs, ys, cts, std::span<const bool>(needs, 2), g);
+        ASSERT_TRUE(g[0].defined() && g[1].defined()) << what;
+        EXPECT_EQ(g[0].dtype(), da) << what;
+        EXPECT_EQ(g[1].dtype(), db) << what;
+        const long double lhs = real_dot(ct, jt[0]), rhs = real_dot(g[0], ta) + real_dot(g[1], tb);
+        EXPECT_NEAR(static_cast<double>(lhs), static_cast<double>(rhs),
+                    1e-10 * (1 + std::abs(static_cast<double>(lhs))))
+            << what << " vjp is not the adjoint of jvp";
+      }
   }
 }
 

@@ -42,10 +42,10 @@ std::vector<Layout> unary_layouts() {
        }},
       {"rank0", contiguous({})},
       {"empty", contiguous({3, 0, 5})},
-      {"large", contiguous({256, 130})},
+      {"large", contiguous({400, 130})},
       {"large_transposed",
        [](DType d, Domain m, std::uint64_t s) {
-         return make_input({130, 256}, d, m, s).transpose();
+         return make_input({130, 400}, d, m, s).transpose();
        }},
   };
 }
@@ -73,13 +73,13 @@ std::vector<BinaryCase> binary_cases() {
       {"stride0_view", bview, contiguous({3, 4, 5})},
       {"rank0_rank0", contiguous({}), contiguous({})},
       {"empty", contiguous({0, 3}), contiguous({3})},
-      {"large", contiguous({256, 130}), contiguous({256, 130})},
-      {"large_broadcast", contiguous({256, 1}), contiguous({130})},
+      {"large", contiguous({400, 130}), contiguous({400, 130})},
+      {"large_broadcast", contiguous({400, 1}), contiguous({130})},
       {"large_strided",
        [](DType d, Domain m, std::uint64_t s) {
-         return make_input({130, 256}, d, m, s).transpose();
+         return make_input({130, 400}, d, m, s).transpose();
        },
-       contiguous({256, 130})},
+       contiguous({400, 130})},
   };
 }
 
