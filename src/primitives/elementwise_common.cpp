@@ -33,6 +33,9 @@ Tensor add_maybe(const Tensor& a, const Tensor& b) {
 }
 
 Dims broadcast_shapes(std::string_view op, std::span<const Tensor> in) {
+  bool same = true;  // the common case: nothing to broadcast
+  for (const Tensor& t : in.subspan(1)) same = same && t.shape() == in[0].shape();
+  if (same) return in[0].shape();
   std::size_t r = 0;
   for (const Tensor& t : in) r = std::max(r, t.shape().size());
   Dims out(r, 1);
