@@ -180,7 +180,9 @@ class PreparedProgram {
   const Program& program() const;
   /// Bytes of one workspace (intermediates after liveness-based reuse).
   std::size_t workspace_bytes() const;
-  /// Kernel launches per run (view steps resolved at prepare time are not counted).
+  /// Kernel launches per run. Views are not counted: they are resolved once per workspace, or
+  /// each run by metadata alone (a view of a caller's input falls back to its kernel only when
+  /// the input's strides do not allow the view).
   std::size_t kernel_steps() const;
 
  private:

@@ -37,7 +37,9 @@ struct Plan {
     StepKind kind = StepKind::kernel;
     std::uint32_t args = 0, nargs = 0;  // range in Workspace::args
     std::uint32_t outs = 0, nouts = 0;  // range in Workspace::outs
-    std::int32_t fallback = -1;         // dynamic view: Workspace::fallbacks index; -1 = fresh
+    // Dynamic view: Workspace::fallbacks index, or -1 when the view reaches an output or was
+    // found to succeed on any strides (then a failure, not expected, allocates a fresh buffer).
+    std::int32_t fallback = -1;
     std::uint32_t patches_begin = 0, patches_end = 0;  // applied after a dynamic view
     std::uint32_t statics_begin = 0, statics_end = 0;  // static args, filled at workspace creation
   };

@@ -117,6 +117,16 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
     probe.refs.fetch_add(1, std::memory_order_relaxed);
     return Tensor::wrap_contiguous(StoragePtr(&probe), s.shape, s.dtype);
   };
+  // A layout in which no two dimensions can merge: a view that succeeds on it needs no merging
+  // and so succeeds on any strides the caller passes (no fallback buffer is reserved for it).
+  auto scattered_probe = [&](const ValueSpec& s) {
+    Dims strides(s.shape.size(), 1);
+    for (std::size_t k = s.shape.size(); k-- > 1;)
+      strides[k - 1] = strides[k] * std::max<std::int64_t>(s.shape[k], 1) + 1;
+    probe.refs.fetch_add(1, std::memory_order_relaxed);
+    return Tensor(StoragePtr(&probe), s.shape, std::move(strides), 0, s.dtype);
+  };
+  std::vector<char> always_view(n, 0);
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
     auto v = static_cast<std::size_t>(p.inputs[i]);
     loc[v] = Loc::input;
@@ -151,6 +161,8 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
         layout[v] = std::move(out);
         parent[v] = node.inputs[0];
         root[v] = root[in];
+        Tensor scattered = scattered_probe(spec[in]), ignored;
+        always_view[v] = node.primitive->try_view(std::span<const Tensor>(&scattered, 1), ignored);
       }
     }
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
@@ -188,7 +200,7 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
     auto v = static_cast<std::size_t>(p.nodes[s].outputs.empty() ? 0 : p.nodes[s].outputs[0]);
     if (!p.nodes[s].outputs.empty() && loc[v] == Loc::view)
       st.kind = dynamic(v) ? Plan::StepKind::dynamic_view : Plan::StepKind::static_view;
-    if (st.kind != Plan::StepKind::static_view) ++plan->kernel_steps;
+    if (st.kind == Plan::StepKind::kernel) ++plan->kernel_steps;
   }
 
   // Pass 3: liveness (a buffer lives until the last reader of it or of any view of it).
@@ -211,7 +223,7 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
       auto v = static_cast<std::size_t>(o);
       if (st.kind == Plan::StepKind::kernel && !fresh[v]) {
         plan->buffer_outs.push_back({alloc.take(spec_bytes(spec[v]), last[v]), index[v], spec[v]});
-      } else if (st.kind == Plan::StepKind::dynamic_view && !reaching[v]) {
+      } else if (st.kind == Plan::StepKind::dynamic_view && !reaching[v] && !always_view[v]) {
         st.fallback = static_cast<std::int32_t>(plan->fallbacks.size());
         plan->fallbacks.push_back({alloc.take(spec_bytes(spec[v]), last[v]),
                                    static_cast<std::uint32_t>(st.fallback), spec[v]});
