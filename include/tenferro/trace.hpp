@@ -110,16 +110,20 @@ Program trace_impl(TraceFn fn, std::span<const ValueSpec> inputs);
 template <class F>
 Program trace(F&& f, std::span<const ValueSpec> inputs) {
   using Fn = std::remove_reference_t<F>;
-  detail::TraceFn fn{const_cast<void*>(static_cast<const void*>(std::addressof(f))),
-                     [](void* o, std::span<const Tensor> in) -> std::vector<Tensor> {
-                       auto&& r = (*static_cast<Fn*>(o))(in);
-                       if constexpr (std::is_convertible_v<decltype(r), Tensor>) {
-                         return {Tensor(std::forward<decltype(r)>(r))};
-                       } else {
-                         return std::vector<Tensor>(r.begin(), r.end());
-                       }
-                     }};
-  return detail::trace_impl(fn, inputs);
+  if constexpr (std::is_function_v<Fn>) {
+    return trace([fp = &f](std::span<const Tensor> in) { return fp(in); }, inputs);
+  } else {
+    detail::TraceFn fn{const_cast<void*>(static_cast<const void*>(std::addressof(f))),
+                       [](void* o, std::span<const Tensor> in) -> std::vector<Tensor> {
+                         auto&& r = (*static_cast<Fn*>(o))(in);
+                         if constexpr (std::is_convertible_v<decltype(r), Tensor>) {
+                           return {Tensor(std::forward<decltype(r)>(r))};
+                         } else {
+                           return std::vector<Tensor>(r.begin(), r.end());
+                         }
+                       }};
+    return detail::trace_impl(fn, inputs);
+  }
 }
 template <class F>
 Program trace(F&& f, std::initializer_list<ValueSpec> inputs) {
