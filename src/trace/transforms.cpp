@@ -54,8 +54,8 @@ Program grad(const Program& p, std::span<const int> wrt) {
                                                   std::to_string(p.inputs.size()) + " inputs");
   return optimize(trace(
       [&](std::span<const Tensor> xs) {
-        std::vector<Tensor> g = tenferro::grad(
-            ScalarFn([&](std::span<const Tensor> in) { return p(in)[0]; }), xs);
+        std::vector<Tensor> g =
+            tenferro::grad(ScalarFn([&](std::span<const Tensor> in) { return p(in)[0]; }), xs);
         std::vector<Tensor> result;
         for (int i : chosen) result.push_back(g[static_cast<std::size_t>(i)]);
         return result;

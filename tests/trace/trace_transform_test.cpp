@@ -45,7 +45,8 @@ TEST(TraceTransform, GradWrtSubsetAndErrors) {
   Tensor a = randn({16, 2, 2}, 1), b = randn({16, 2, 2}, 2);
   EXPECT_TRUE(near(g1({a, b})[0], tenferro::grad(loss, {a, b})[1]));
   EXPECT_THROW(grad(p, {2}), Error);
-  Program not_scalar = trace([](std::span<const Tensor> x) { return bmm(x[0], x[1]); }, bmm_specs());
+  Program not_scalar =
+      trace([](std::span<const Tensor> x) { return bmm(x[0], x[1]); }, bmm_specs());
   try {
     grad(not_scalar);
     FAIL();
@@ -56,8 +57,8 @@ TEST(TraceTransform, GradWrtSubsetAndErrors) {
 
 TEST(TraceTransform, JvpOfGradIsAHessianVectorProduct) {
   // f(x) = sum(sin(x) * x): H = diag(2 cos x - x sin x).
-  Program p = trace([](std::span<const Tensor> x) { return sum(mul(sin(x[0]), x[0])); },
-                    {ValueSpec{{5}}});
+  Program p =
+      trace([](std::span<const Tensor> x) { return sum(mul(sin(x[0]), x[0])); }, {ValueSpec{{5}}});
   Program hv = jvp(grad(p));  // inputs (x, v) -> (grad, H v)
   Tensor x = randn({5}, 11), v = randn({5}, 12);
   std::vector<Tensor> out = hv({x, v});
@@ -67,7 +68,9 @@ TEST(TraceTransform, JvpOfGradIsAHessianVectorProduct) {
   EXPECT_TRUE(near(out[0], add(sin(x), mul(x, cos(x)))));
   // Reverse over reverse on programs: grad of (x -> sum(grad(p)(x) * v)) is H v too.
   Program gv = trace(
-      [&](std::span<const Tensor> xs) { return sum(mul(grad(p)(std::vector<Tensor>{xs[0]})[0], xs[1])); },
+      [&](std::span<const Tensor> xs) {
+        return sum(mul(grad(p)(std::vector<Tensor>{xs[0]})[0], xs[1]));
+      },
       {ValueSpec{{5}}, ValueSpec{{5}}});
   EXPECT_TRUE(near(grad(gv, {0})({x, v})[0], want));
 }
