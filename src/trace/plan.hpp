@@ -110,7 +110,10 @@ Workspace* make_workspace(const Plan& plan);
 void destroy_workspace(Workspace* ws) noexcept;
 /// The run's outputs, in the workspace until moved out.
 std::span<Tensor> workspace_results(Workspace& ws);
-/// Drops every reference a run left in the workspace (inputs, fresh outputs, dynamic views).
+/// Makes `t` undefined without zero-filling a temporary.
+void clear_tensor(Tensor& t) noexcept;
+/// Drops every reference a run left in the workspace (inputs, fresh outputs, dynamic views,
+/// results).
 void reset_dynamic(const Plan& plan, Workspace& ws) noexcept;
 
 }  // namespace tenferro::detail

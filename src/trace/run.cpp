@@ -75,9 +75,16 @@ void destroy_workspace(Workspace* ws) noexcept { delete ws; }
 
 std::span<Tensor> workspace_results(Workspace& ws) { return ws.results; }
 
+void clear_tensor(Tensor& t) noexcept {
+  // Default-initialised, not value-initialised: Tensor() would zero all ~190 bytes first.
+  Tensor undefined;
+  t = std::move(undefined);
+}
+
 void reset_dynamic(const Plan& plan, Workspace& ws) noexcept {
-  for (std::uint32_t a : plan.dynamic_args) ws.args[a] = Tensor();
-  for (std::uint32_t o : plan.dynamic_outs) ws.outs[o] = Tensor();
+  for (std::uint32_t a : plan.dynamic_args) clear_tensor(ws.args[a]);
+  for (std::uint32_t o : plan.dynamic_outs) clear_tensor(ws.outs[o]);
+  for (Tensor& t : ws.results) clear_tensor(t);
 }
 
 Plan::~Plan() {

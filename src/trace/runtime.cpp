@@ -205,8 +205,6 @@ void Runtime::run_into(const PreparedProgram& prepared, std::span<const Tensor> 
     const detail::Plan& plan;
     detail::Workspace* ws;
     ~Lease() {
-      std::span<Tensor> res = detail::workspace_results(*ws);
-      for (Tensor& t : res) t = Tensor();
       detail::reset_dynamic(plan, *ws);
       plan.release(ws);
     }

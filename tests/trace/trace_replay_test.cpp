@@ -51,7 +51,8 @@ TEST_P(TraceReplay, SumBmmPreparedOnceReplayedThousandTimes) {
     for (int r = 0; r < 2; ++r)
       for (int c = 0; c < 2; ++c)
         EXPECT_NEAR(ga[static_cast<std::size_t>(n * 4 + r * 2 + c)],
-                    bv[static_cast<std::size_t>(n * 4 + c * 2)] + bv[static_cast<std::size_t>(n * 4 + c * 2 + 1)],
+                    bv[static_cast<std::size_t>(n * 4 + c * 2)] +
+                        bv[static_cast<std::size_t>(n * 4 + c * 2 + 1)],
                     1e-12);
   PlanCacheStats s = rt.cache_stats();
   EXPECT_EQ(s.misses, 4u);
