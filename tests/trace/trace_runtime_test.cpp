@@ -192,3 +192,31 @@ TEST(TraceRuntime, RunAllocatesOnlyItsOutputs) {
   for (int i = 0; i < 100; ++i) rt.run_into(plan, {&x, 1}, outs);
   EXPECT_LE(trace_test::allocations_on_this_thread() - before, 300 * per_buffer);
 }
+
+TEST(TraceRuntime, OneAdmissionPerRunAndRunsInsideAnExecutionScope) {
+  Program p = grad(trace([](std::span<const Tensor> x) { return sum(bmm(x[0], x[1])); },
+                         {ValueSpec{{16, 2, 2}}, ValueSpec{{16, 2, 2}}}));
+  Tensor a = randn({16, 2, 2}, 1), b = randn({16, 2, 2}, 2);
+  for (int threads : {1, 4}) {
+    CpuBackend cpu(CpuBackendOptions{.threads = threads});
+    Runtime rt(cpu);
+    PreparedProgram plan = rt.prepare(p);
+    ASSERT_EQ(plan.kernel_steps(), 2u);
+    std::uint64_t before = cpu.executor_entries();
+    std::vector<Tensor> want = rt.run(plan, {a, b});
+    EXPECT_EQ(cpu.executor_entries() - before, 1u) << threads;  // both kernels, one entry
+    // Inside the shared execution scope the run takes an operation loan: no new entry at all.
+    before = cpu.executor_entries();
+    std::vector<Tensor> got = cpu.with_execution_scope([&] {
+      std::vector<Tensor> r;
+      for (int i = 0; i < 10; ++i) r = rt.run(plan, {a, b});
+      return r;
+    });
+    EXPECT_EQ(cpu.executor_entries() - before, 1u) << threads;
+    EXPECT_TRUE(near(got[0], want[0]));
+    EXPECT_TRUE(near(got[1], want[1]));
+    // A scope of another witness rejects the run (fallible path) without running anything.
+    CpuBackend other(CpuBackendOptions{.threads = 1});
+    EXPECT_THROW(other.with_execution_scope([&] { return rt.run(plan, {a, b}); }), Error);
+  }
+}
