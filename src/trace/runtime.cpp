@@ -28,9 +28,9 @@ std::uint64_t hash_specs(std::uint64_t h, std::span<const ValueSpec> specs) {
 }
 }  // namespace
 
-// Bounded LRU of plans. Keyed by (program fingerprint, input specs); the runtime identity and
-// epoch are part of the key too, held by the owning runtime, which drops the cache when the
-// epoch grows. Entries keep the source program to rule out fingerprint collisions.
+// Bounded LRU of plans, keyed by a hash of (program fingerprint, input specs, runtime identity,
+// epoch). The owning runtime also drops every entry when its epoch grows. Entries keep the source
+// program and input specs to rule out hash collisions.
 class PlanCache {
  public:
   struct Entry {
@@ -158,11 +158,14 @@ void Runtime::clear_cache() {
 PreparedProgram Runtime::prepare(const Program& p) { return prepare(p, p.input_specs); }
 
 PreparedProgram Runtime::prepare(const Program& p, std::span<const ValueSpec> inputs) {
-  std::uint64_t key = detail::hash_specs(p.fingerprint(), inputs);
+  const std::uint64_t shape_key = detail::hash_specs(p.fingerprint(), inputs);
   std::lock_guard lock(state_->mu);
   PreparedProgram out;
   out.runtime_id_ = state_->id;
   out.epoch_ = state_->epoch.load(std::memory_order_relaxed);
+  // The full key: (fingerprint, input specs, runtime identity, epoch).
+  const std::uint64_t key =
+      ((shape_key ^ out.runtime_id_) * 0x100000001b3ull ^ out.epoch_) * 0x100000001b3ull;
   out.plan_ = state_->cache.find(key, p, inputs);
   if (out.plan_) return out;
   std::shared_ptr<detail::Plan> plan = detail::build_plan(optimize(p), inputs);
