@@ -131,7 +131,10 @@ Program eliminate_common_subexpressions(const Program& p) {
   for (ProgramNode node : p.nodes) {
     detail::substitute(node.inputs, subst);
     std::string key(node.name());
-    for (ValueId v : node.inputs) key += "," + std::to_string(v);
+    for (ValueId v : node.inputs) {
+      key += ',';
+      key += std::to_string(v);
+    }
     std::vector<std::size_t>& candidates = seen[key];
     const ProgramNode* same = nullptr;
     for (std::size_t j : candidates) {
