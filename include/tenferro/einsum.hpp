@@ -25,7 +25,8 @@
 // and forward) and tracing need nothing einsum-specific: on traced tensors einsum records
 // dot_generals. Operands may have any dtypes (the result has their promoted dtype) and any
 // strides. A single-operand expression that only permutes or takes diagonals may return a view of
-// its operand (as NumPy's einsum does); otherwise the result is fresh.
+// its operand (as NumPy's einsum does); otherwise the result is a fresh buffer, possibly seen
+// through a final permute (so not necessarily contiguous; call contiguous() when that matters).
 //
 // Errors (tenferro::Error, nothing is computed): InvalidArgument for malformed subscripts, an
 // operand count that does not match the terms, a rank that does not match a term, an output

@@ -2,7 +2,6 @@
 #include "einsum/program.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "tenferro/ops/reduce.hpp"
 #include "tenferro/ops/structural.hpp"
