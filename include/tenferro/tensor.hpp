@@ -102,7 +102,8 @@ class Tensor {
   Tensor reshape(Dims shape) const;
   Tensor permute(Dims axes) const;
   Tensor transpose(std::int64_t a = -2, std::int64_t b = -1) const;
-  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;
+  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
+               std::int64_t step = 1) const;
   Tensor broadcast_to(Dims shape) const;
   Tensor expand(Dims shape) const { return broadcast_to(std::move(shape)); }
   Tensor squeeze(std::int64_t axis) const;

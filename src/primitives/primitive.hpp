@@ -43,7 +43,8 @@ class Primitive {
 
   /// CPU kernel: `out` holds freshly allocated contiguous tensors with the inferred specs.
   /// Inputs have any strides. Not called when try_view() succeeded.
-  virtual void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const = 0;
+  virtual void execute(ExecContext& ctx, std::span<const Tensor> in,
+                       std::span<Tensor> out) const = 0;
 
   /// View primitives produce their single output by metadata alone (no allocation, no backend
   /// entry) when they can: return true and set `out` (sharing the input's storage).
@@ -72,7 +73,9 @@ class Primitive {
   /// Parameters as text for program printing, e.g. "axes=[0, 2] keepdims=true". Empty if none.
   virtual std::string params() const { return {}; }
   /// Structural identity for CSE and fingerprints: same name and equal parameters.
-  virtual bool same_as(const Primitive& other) const { return name() == other.name() && params() == other.params(); }
+  virtual bool same_as(const Primitive& other) const {
+    return name() == other.name() && params() == other.params();
+  }
   /// A shared copy to keep in a tape node or a program (param-free primitives may share a static).
   virtual std::shared_ptr<const Primitive> share() const = 0;
   /// Copy-constructs this primitive into `buf` (`size` bytes, aligned to max_align_t) and returns

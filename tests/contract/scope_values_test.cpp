@@ -19,7 +19,8 @@ std::vector<double> values(const Tensor& t) { return t.contiguous().to_vector<do
 void expect_near_all(const Tensor& got, const std::vector<double>& want, const char* what) {
   std::vector<double> g = values(got);
   ASSERT_EQ(g.size(), want.size()) << what;
-  for (std::size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], want[i], 1e-10) << what << " at " << i;
+  for (std::size_t i = 0; i < g.size(); ++i)
+    EXPECT_NEAR(g[i], want[i], 1e-10) << what << " at " << i;
 }
 
 // sum(bmm(a, b)) with a, b of shape [batch, n, n] and its closed-form derivatives.
@@ -191,8 +192,7 @@ TEST_P(ScopeValues, SumOfSquaresAndRecoveryFromBadOps) {
   Runtime rt(owner);
   for (std::int64_t n : {3, 64, 1024}) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    Program p = trace([](std::span<const Tensor> v) { return sum(v[0] * v[0]); },
-                      {ValueSpec{{n}}});
+    Program p = trace([](std::span<const Tensor> v) { return sum(v[0] * v[0]); }, {ValueSpec{{n}}});
     PreparedProgram g = rt.prepare(grad(p));
     check_sum_sq(owner, rt, g, n);
     std::uint64_t before = owner.executor_entries();
