@@ -14,6 +14,8 @@
 // in docs/notes/runtime.md.
 #pragma once
 
+#include <oneapi/tbb/task_arena.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -25,9 +27,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-
-#include <oneapi/tbb/task_arena.h>
-
 
 namespace tenferro {
 
@@ -99,10 +98,10 @@ struct CpuBackendOptions {
 
 /// Exact counters of an engine's output buffer pool (Note [Buffer pool ownership]).
 struct BufferPoolStats {
-  std::uint64_t hits = 0;             // allocations served from a retained buffer
-  std::uint64_t misses = 0;           // allocations that went to the heap
-  std::uint64_t dropped = 0;          // returned buffers freed instead of retained (over limit)
-  std::size_t retained_bytes = 0;     // capacity of the free buffers kept
+  std::uint64_t hits = 0;          // allocations served from a retained buffer
+  std::uint64_t misses = 0;        // allocations that went to the heap
+  std::uint64_t dropped = 0;       // returned buffers freed instead of retained (over limit)
+  std::size_t retained_bytes = 0;  // capacity of the free buffers kept
   std::size_t retained_buffers = 0;
   std::size_t outstanding_buffers = 0;  // handed out and not yet returned
   std::size_t outstanding_bytes = 0;    // their capacity
@@ -111,18 +110,19 @@ struct BufferPoolStats {
 
 /// A snapshot of what a backend has done, for tests and tuning. Reading it never blocks on work.
 struct CpuBackendDiagnostics {
-  std::uint64_t executor_entries = 0;  // entries into this backend's executor (Note [Executor entry])
+  std::uint64_t executor_entries =
+      0;  // entries into this backend's executor (Note [Executor entry])
   std::uint64_t permits_acquired = 0;  // permits taken by admissions of this backend
   int threads = 1;                     // thread budget
   BackendKind kind = BackendKind::native;
-  CpuSet cpus;                         // the CPU set its permits claim (or the declared set)
-  bool external = false;               // runs on a caller-owned arena
-  bool arena_created = false;          // this backend created its own arena (lazy; never for external)
+  CpuSet cpus;                 // the CPU set its permits claim (or the declared set)
+  bool external = false;       // runs on a caller-owned arena
+  bool arena_created = false;  // this backend created its own arena (lazy; never for external)
   bool pinning_requested = false;
   bool pinning_verified = false;  // >= 1 worker pinned and verified, and no worker failed
   int workers_pinned = 0;         // workers whose affinity was set and read back equal
   int pin_failures = 0;
-  std::string pinning_note;       // why pinning is not verified (OS refusal, no worker yet, ...)
+  std::string pinning_note;  // why pinning is not verified (OS refusal, no worker yet, ...)
 };
 
 class CpuBackend;
@@ -140,8 +140,8 @@ template <class R, class... A>
 class FunctionRef<R(A...)> {
  public:
   template <class F>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef>)
-  FunctionRef(F&& f) noexcept  // NOLINT(google-explicit-constructor)
+  requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef>) FunctionRef(F&& f)
+  noexcept  // NOLINT(google-explicit-constructor)
       : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
         call_([](void* o, A... a) -> R {
           return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...);
@@ -158,7 +158,9 @@ template <class R>
 class ResultSlot {
  public:
   template <class F>
-  void fill(F&& f) { value_.emplace(std::forward<F>(f)()); }
+  void fill(F&& f) {
+    value_.emplace(std::forward<F>(f)());
+  }
   R take() { return std::move(*value_); }
 
  private:
@@ -168,7 +170,9 @@ template <class R>
 class ResultSlot<R&> {
  public:
   template <class F>
-  void fill(F&& f) { ptr_ = std::addressof(std::forward<F>(f)()); }
+  void fill(F&& f) {
+    ptr_ = std::addressof(std::forward<F>(f)());
+  }
   R& take() { return *ptr_; }
 
  private:
@@ -178,7 +182,9 @@ template <class R>
 class ResultSlot<R&&> {
  public:
   template <class F>
-  void fill(F&& f) { ptr_ = std::addressof(static_cast<R&>(std::forward<F>(f)())); }
+  void fill(F&& f) {
+    ptr_ = std::addressof(static_cast<R&>(std::forward<F>(f)()));
+  }
   R&& take() { return std::move(*ptr_); }
 
  private:
@@ -215,7 +221,10 @@ class ResourcePermit {
  public:
   ResourcePermit() noexcept = default;
   ResourcePermit(ResourcePermit&& o) noexcept
-      : arbiter_(std::exchange(o.arbiter_, nullptr)), id_(o.id_), owner_(o.owner_), reentrant_(o.reentrant_) {}
+      : arbiter_(std::exchange(o.arbiter_, nullptr)),
+        id_(o.id_),
+        owner_(o.owner_),
+        reentrant_(o.reentrant_) {}
   ResourcePermit& operator=(ResourcePermit&& o) noexcept;
   ResourcePermit(const ResourcePermit&) = delete;
   ResourcePermit& operator=(const ResourcePermit&) = delete;
@@ -323,7 +332,8 @@ class CpuBackend {
 
  private:
   friend struct detail::BackendAccess;
-  explicit CpuBackend(std::shared_ptr<const detail::BackendState> s) noexcept : state_(std::move(s)) {}
+  explicit CpuBackend(std::shared_ptr<const detail::BackendState> s) noexcept
+      : state_(std::move(s)) {}
   std::shared_ptr<const detail::BackendState> state_;
 };
 

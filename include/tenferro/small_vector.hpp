@@ -35,7 +35,9 @@ class SmallVector {
   explicit SmallVector(std::size_t n, const T& v = T()) { assign(n, v); }
   SmallVector(std::initializer_list<T> il) { append(il.begin(), il.end()); }
   template <class It, class = decltype(*std::declval<It>())>
-  SmallVector(It first, It last) { append(first, last); }
+  SmallVector(It first, It last) {
+    append(first, last);
+  }
   SmallVector(std::span<const T> s) { append(s.begin(), s.end()); }  // NOLINT: implicit on purpose
   SmallVector(const SmallVector& o) {
     if constexpr (kFastCopy) {
@@ -93,7 +95,7 @@ class SmallVector {
 
   void reserve(std::size_t n) {
     if (n <= cap_) return;
-    T* fresh = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{alignof(T)}));
+    T* fresh = static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{alignof(T)}));
     std::uninitialized_move(ptr_, ptr_ + size_, fresh);
     std::destroy(ptr_, ptr_ + size_);
     free_heap();
@@ -149,7 +151,7 @@ class SmallVector {
  private:
   bool is_inline() const noexcept { return ptr_ == reinterpret_cast<const T*>(inline_); }
   void free_heap() noexcept {
-    if (!is_inline()) ::operator delete(ptr_, std::align_val_t{alignof(T)});
+    if (!is_inline()) ::operator delete (ptr_, std::align_val_t{alignof(T)});
     ptr_ = reinterpret_cast<T*>(inline_);
     cap_ = N;
   }

@@ -102,7 +102,8 @@ class Tensor {
   Tensor reshape(Dims shape) const;
   Tensor permute(Dims axes) const;
   Tensor transpose(std::int64_t a = -2, std::int64_t b = -1) const;
-  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step = 1) const;
+  Tensor slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
+               std::int64_t step = 1) const;
   Tensor broadcast_to(Dims shape) const;
   Tensor expand(Dims shape) const { return broadcast_to(std::move(shape)); }
   Tensor squeeze(std::int64_t axis) const;
@@ -116,6 +117,8 @@ class Tensor {
   Tensor& requires_grad_(bool on = true);
   /// Accumulated gradient of a leaf (undefined when none has been accumulated).
   Tensor grad() const;
+  /// Resets the accumulated gradient to undefined (= zero). Returns *this.
+  Tensor& zero_grad_();
 
   /// Human-readable form: header line with shape and dtype, then the values (elided when large).
   std::string to_string() const;

@@ -64,11 +64,11 @@ Tensor::Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset
     }
     auto cap = static_cast<std::int64_t>(storage->bytes / dtype_size(dtype));
     if (lo < 0 || hi >= cap)
-      throw Error(ErrorKind::InvalidArgument,
-                  "Tensor: view (shape " + dims_to_string(shape) + ", strides " +
-                      dims_to_string(strides) + ", offset " + std::to_string(offset) +
-                      ") addresses elements outside a storage of " + std::to_string(cap) +
-                      " elements");
+      throw Error(ErrorKind::InvalidArgument, "Tensor: view (shape " + dims_to_string(shape) +
+                                                  ", strides " + dims_to_string(strides) +
+                                                  ", offset " + std::to_string(offset) +
+                                                  ") addresses elements outside a storage of " +
+                                                  std::to_string(cap) + " elements");
   }
   storage_ = std::move(storage);
   shape_ = std::move(shape);
@@ -142,16 +142,17 @@ void* Tensor::data_ptr() const {
     throw Error(ErrorKind::RuntimeState,
                 "data_ptr: the tensor is symbolic (traced, shape " + dims_to_string(shape_) +
                     ") and has no data; run the traced program to get values");
-  return static_cast<char*>(storage_->data) + offset_ * static_cast<std::int64_t>(dtype_size(dtype_));
+  return static_cast<char*>(storage_->data) +
+         offset_ * static_cast<std::int64_t>(dtype_size(dtype_));
 }
 
 void Tensor::check_dtype(DType expected, const char* op) const {
-  if (!defined_) throw Error(ErrorKind::RuntimeState, std::string(op) + ": the tensor is undefined");
+  if (!defined_)
+    throw Error(ErrorKind::RuntimeState, std::string(op) + ": the tensor is undefined");
   if (dtype_ != expected)
-    throw Error(ErrorKind::DTypeMismatch, std::string(op) + ": requested element type " +
-                                              std::string(dtype_name(expected)) +
-                                              " but the tensor has dtype " +
-                                              std::string(dtype_name(dtype_)));
+    throw Error(ErrorKind::DTypeMismatch,
+                std::string(op) + ": requested element type " + std::string(dtype_name(expected)) +
+                    " but the tensor has dtype " + std::string(dtype_name(dtype_)));
 }
 
 template <class T>
@@ -162,16 +163,15 @@ T* Tensor::data() const {
 
 std::int64_t Tensor::element_offset(std::span<const std::int64_t> index, const char* op) const {
   if (static_cast<std::int64_t>(index.size()) != rank())
-    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": index " + dims_to_string(index) +
-                                                " has " + std::to_string(index.size()) +
-                                                " entries; the tensor has rank " +
-                                                std::to_string(rank()) + " (shape " +
-                                                dims_to_string(shape_) + ")");
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": index " + dims_to_string(index) + " has " +
+                    std::to_string(index.size()) + " entries; the tensor has rank " +
+                    std::to_string(rank()) + " (shape " + dims_to_string(shape_) + ")");
   std::int64_t off = 0;
   for (std::size_t i = 0; i < index.size(); ++i) {
     if (index[i] < 0 || index[i] >= shape_[i])
-      throw Error(ErrorKind::InvalidArgument, std::string(op) + ": index " +
-                                                  dims_to_string(index) + " out of range for shape " +
+      throw Error(ErrorKind::InvalidArgument, std::string(op) + ": index " + dims_to_string(index) +
+                                                  " out of range for shape " +
                                                   dims_to_string(shape_));
     off += index[i] * strides_[i];
   }
@@ -204,16 +204,17 @@ template <class T>
 T Tensor::item() const {
   check_dtype(dtype_v<T>, "item");
   if (numel_ != 1)
-    throw Error(ErrorKind::InvalidArgument, "item: expected a tensor with exactly one element, got shape " +
-                                                dims_to_string(shape_));
+    throw Error(
+        ErrorKind::InvalidArgument,
+        "item: expected a tensor with exactly one element, got shape " + dims_to_string(shape_));
   return *static_cast<const T*>(data_ptr());
 }
 
-#define TENFERRO_INSTANTIATE(T)                                          \
-  template T* Tensor::data<T>() const;                                   \
-  template T Tensor::at<T>(std::span<const std::int64_t>) const;         \
-  template void Tensor::set<T>(std::span<const std::int64_t>, T);        \
-  template std::vector<T> Tensor::to_vector<T>() const;                  \
+#define TENFERRO_INSTANTIATE(T)                                   \
+  template T* Tensor::data<T>() const;                            \
+  template T Tensor::at<T>(std::span<const std::int64_t>) const;  \
+  template void Tensor::set<T>(std::span<const std::int64_t>, T); \
+  template std::vector<T> Tensor::to_vector<T>() const;           \
   template T Tensor::item<T>() const;
 TENFERRO_INSTANTIATE(float)
 TENFERRO_INSTANTIATE(double)

@@ -83,17 +83,19 @@ Tensor from_values(std::initializer_list<double> values, Dims shape, DType dtype
 
 Tensor arange(double start, double stop, double step, DType dtype) {
   if (step == 0.0 || !std::isfinite(step) || !std::isfinite(start) || !std::isfinite(stop))
-    throw Error(ErrorKind::InvalidArgument, "arange: expected finite start/stop and a non-zero step, got start " +
-                                                std::to_string(start) + ", stop " +
-                                                std::to_string(stop) + ", step " +
-                                                std::to_string(step));
+    throw Error(ErrorKind::InvalidArgument,
+                "arange: expected finite start/stop and a non-zero step, got start " +
+                    std::to_string(start) + ", stop " + std::to_string(stop) + ", step " +
+                    std::to_string(step));
   double count = std::ceil((stop - start) / step);
   auto n = static_cast<std::int64_t>(count > 0 ? count : 0);
   return fill_with(Dims{n}, dtype, [&](std::int64_t i, auto z) {
     return from_scalar<decltype(z)>(start + static_cast<double>(i) * step);
   });
 }
-Tensor arange(std::int64_t n, DType dtype) { return arange(0.0, static_cast<double>(n), 1.0, dtype); }
+Tensor arange(std::int64_t n, DType dtype) {
+  return arange(0.0, static_cast<double>(n), 1.0, dtype);
+}
 
 Tensor rand(Dims shape, std::uint64_t seed, DType dtype) {
   bool cplx = is_complex(dtype);
@@ -109,9 +111,8 @@ Tensor randn(Dims shape, std::uint64_t seed, DType dtype) {
   return fill_with(std::move(shape), dtype, [&](std::int64_t i, auto z) {
     auto u = static_cast<std::uint64_t>(i);
     if (cplx)
-      return from_scalar<decltype(z)>(
-          {standard_normal(seed, 2 * u) * std::numbers::sqrt2 / 2,
-           standard_normal(seed, 2 * u + 1) * std::numbers::sqrt2 / 2});
+      return from_scalar<decltype(z)>({standard_normal(seed, 2 * u) * std::numbers::sqrt2 / 2,
+                                       standard_normal(seed, 2 * u + 1) * std::numbers::sqrt2 / 2});
     return from_scalar<decltype(z)>(standard_normal(seed, u));
   });
 }

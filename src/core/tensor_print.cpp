@@ -48,8 +48,8 @@ void print_dim(std::string& out, const T* base, const Tensor& t, std::size_t dim
 
 std::string Tensor::to_string() const {
   if (!defined_) return "Tensor(undefined)";
-  std::string out = "Tensor(shape=" + dims_to_string(shape_) + ", dtype=" +
-                    std::string(dtype_name(dtype_));
+  std::string out =
+      "Tensor(shape=" + dims_to_string(shape_) + ", dtype=" + std::string(dtype_name(dtype_));
   if (requires_grad()) out += ", requires_grad";
   if (!storage_) return out + ", symbolic)";
   out += ")\n";

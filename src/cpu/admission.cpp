@@ -10,14 +10,16 @@ namespace tenferro::detail {
 void run_operation_impl(const BackendState& st, FunctionRef<void(ExecContext&)> body) {
   ThreadAdmission& t = tls_admission;
   if (t.in_operation)
-    throw Error(ErrorKind::RuntimeState,
-                "run_operation: an operation body is already running on this thread; expected operations "
-                "to be called one after another, not from inside another operation");
+    throw Error(
+        ErrorKind::RuntimeState,
+        "run_operation: an operation body is already running on this thread; expected operations "
+        "to be called one after another, not from inside another operation");
   if (t.session != nullptr) {  // one admission for the whole session: reuse it
     if (t.session_identity != st.id)
-      throw Error(ErrorKind::RuntimeState,
-                  "run_operation: the operation's backend is not the witness of the session active on this "
-                  "thread; expected a copy of the session's backend");
+      throw Error(
+          ErrorKind::RuntimeState,
+          "run_operation: the operation's backend is not the witness of the session active on this "
+          "thread; expected a copy of the session's backend");
     InOperation op;
     body(*t.session);
     return;

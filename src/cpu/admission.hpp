@@ -16,12 +16,12 @@
 // worker helping an active operation/scope.
 #pragma once
 
-#include <cstdint>
-#include <type_traits>
-
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
+
+#include <cstdint>
+#include <type_traits>
 
 #include "cpu/backend_state.hpp"
 #include "cpu/engine.hpp"
@@ -56,9 +56,9 @@ class ExecContext {
     return threads_ > 1 && kind_ == BackendKind::native && work >= kParallelWorkThreshold;
   }
 
-  /// body(begin, end) over disjoint chunks covering [0, n) exactly once. Parallel (tbb::parallel_for
-  /// inside this_task_arena::isolate, on the entered arena) when may_parallelize(n), else one
-  /// inline call body(0, n). Exceptions from body propagate.
+  /// body(begin, end) over disjoint chunks covering [0, n) exactly once. Parallel
+  /// (tbb::parallel_for inside this_task_arena::isolate, on the entered arena) when
+  /// may_parallelize(n), else one inline call body(0, n). Exceptions from body propagate.
   template <class F>
   void parallel_for(std::int64_t n, std::int64_t grain, F&& body) {
     parallel_for_work(n, grain, n, std::forward<F>(body));
@@ -74,8 +74,9 @@ class ExecContext {
     }
     // Note [Owner guard]: isolation keeps this thread from picking up foreign tasks while it waits.
     tbb::this_task_arena::isolate([&] {
-      tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, grain),
-                        [&](const tbb::blocked_range<std::int64_t>& r) { body(r.begin(), r.end()); });
+      tbb::parallel_for(
+          tbb::blocked_range<std::int64_t>(0, n, grain),
+          [&](const tbb::blocked_range<std::int64_t>& r) { body(r.begin(), r.end()); });
     });
   }
 
@@ -104,7 +105,8 @@ decltype(auto) run_operation(const CpuBackend& backend, F&& body) {
                          [&](ExecContext& c) -> R { return body(c); });
 }
 
-/// RAII helpers shared by operations, sessions and scopes (admission.cpp / session.cpp / scope.cpp).
+/// RAII helpers shared by operations, sessions and scopes (admission.cpp / session.cpp /
+/// scope.cpp).
 class ActiveOwnerScope {  // Note [Owner guard]: the executor runs for `owner`
  public:
   ActiveOwnerScope(const Executor& ex, ResourceOwner owner) noexcept

@@ -44,7 +44,6 @@ bool Arbiter::holds_active(ResourceOwner owner) const noexcept {
   return false;
 }
 
-
 void Arbiter::unlink(Waiter* w) noexcept {
   (w->prev ? w->prev->next : head_) = w->next;
   (w->next ? w->next->prev : tail_) = w->prev;
@@ -64,7 +63,8 @@ void Arbiter::grant_waiters() noexcept {
   while (w != nullptr) {
     Waiter* next = w->next;
     const bool reentrant = holds_active(w->owner);
-    if (!active_conflict(*w->request, w->owner) && (reentrant || !older_waiter_conflicts(*w->request, w))) {
+    if (!active_conflict(*w->request, w->owner) &&
+        (reentrant || !older_waiter_conflicts(*w->request, w))) {
       unlink(w);
       active_.push_back(Active{w->id, w->owner, *w->request});
       w->reentrant = reentrant;
@@ -80,7 +80,8 @@ ResourcePermit Arbiter::acquire(const ResourceRequest& request, ResourceOwner ow
   reserve_for_one_more();
   const std::uint64_t id = next_id_++;
   const bool reentrant = holds_active(owner);
-  if (!active_conflict(request, owner) && (reentrant || !older_waiter_conflicts(request, nullptr))) {
+  if (!active_conflict(request, owner) &&
+      (reentrant || !older_waiter_conflicts(request, nullptr))) {
     active_.push_back(Active{id, owner, request});
     return ResourcePermit(this, id, owner, reentrant);
   }
@@ -93,12 +94,15 @@ ResourcePermit Arbiter::acquire(const ResourceRequest& request, ResourceOwner ow
   tail_ = &node;
   ++waiting_;
   lock.unlock();
-  while (node.granted.load(std::memory_order_acquire) == 0) node.granted.wait(0, std::memory_order_acquire);
-  lock.lock();  // the releaser notified under the lock: once we hold it, it no longer touches `node`
+  while (node.granted.load(std::memory_order_acquire) == 0)
+    node.granted.wait(0, std::memory_order_acquire);
+  lock.lock();  // the releaser notified under the lock: once we hold it, it no longer touches
+                // `node`
   return ResourcePermit(this, id, owner, node.reentrant);
 }
 
-std::optional<ResourcePermit> Arbiter::try_acquire(const ResourceRequest& request, ResourceOwner owner) {
+std::optional<ResourcePermit> Arbiter::try_acquire(const ResourceRequest& request,
+                                                   ResourceOwner owner) {
   std::lock_guard lock(mu_);
   const bool reentrant = holds_active(owner);
   if (active_conflict(request, owner) || (!reentrant && older_waiter_conflicts(request, nullptr)))
@@ -111,7 +115,8 @@ std::optional<ResourcePermit> Arbiter::try_acquire(const ResourceRequest& reques
 
 void Arbiter::release(std::uint64_t id) noexcept {
   std::lock_guard lock(mu_);
-  auto it = std::find_if(active_.begin(), active_.end(), [&](const Active& a) { return a.id == id; });
+  auto it =
+      std::find_if(active_.begin(), active_.end(), [&](const Active& a) { return a.id == id; });
   if (it == active_.end()) return;  // unreachable: a permit is released once
   *it = active_.back();
   active_.pop_back();

@@ -14,11 +14,11 @@
 // decided under the lock, never by which thread wakes first. try_acquire applies the same rule
 // with every current waiter counted as older.
 //
-// Cost: the uncontended acquire and release each take the (spin) lock once and scan the active list;
-// active entries live in a vector reserved at construction (kActiveReserve), waiters are nodes on
-// the waiting thread's stack (intrusive FIFO list), so neither allocates. More than kActiveReserve
-// simultaneously active permits grow the vector (one allocation, never on the common path).
-// Request ids are 64-bit and never wrap in practice (2^64 acquisitions).
+// Cost: the uncontended acquire and release each take the (spin) lock once and scan the active
+// list; active entries live in a vector reserved at construction (kActiveReserve), waiters are
+// nodes on the waiting thread's stack (intrusive FIFO list), so neither allocates. More than
+// kActiveReserve simultaneously active permits grow the vector (one allocation, never on the common
+// path). Request ids are 64-bit and never wrap in practice (2^64 acquisitions).
 #pragma once
 
 #include <atomic>
@@ -41,7 +41,8 @@ struct ResourceRequest {
   static ResourceRequest cpu_set(const CpuSet& s) { return {Kind::cpu_set, s}; }
   static ResourceRequest provider_exclusive() { return {Kind::provider_exclusive, {}}; }
   bool conflicts_with(const ResourceRequest& o) const noexcept {
-    return kind == Kind::provider_exclusive || o.kind == Kind::provider_exclusive || cpus.overlaps(o.cpus);
+    return kind == Kind::provider_exclusive || o.kind == Kind::provider_exclusive ||
+           cpus.overlaps(o.cpus);
   }
 };
 

@@ -15,13 +15,14 @@ std::atomic<std::uint64_t> g_next_identity{1};
 
 std::shared_ptr<detail::BackendState> make_managed(const CpuBackendOptions& o) {
   if (o.threads < 0)
-    throw Error(ErrorKind::InvalidArgument,
-                "CpuBackend: threads = " + std::to_string(o.threads) + "; expected 0 (available cores) or >= 1");
+    throw Error(ErrorKind::InvalidArgument, "CpuBackend: threads = " + std::to_string(o.threads) +
+                                                "; expected 0 (available cores) or >= 1");
   const CpuSet allowed = CpuSet::process_allowed();
   CpuSet cpus = allowed;
   if (o.placement) {
     if (o.placement->empty())
-      throw Error(ErrorKind::InvalidArgument, "CpuBackend: the placement is empty; expected at least one CPU");
+      throw Error(ErrorKind::InvalidArgument,
+                  "CpuBackend: the placement is empty; expected at least one CPU");
     if (!allowed.contains(*o.placement))
       throw Error(ErrorKind::InvalidArgument, "CpuBackend: placement {" + o.placement->to_string() +
                                                   "} is not within the process's allowed CPUs {" +
@@ -37,7 +38,8 @@ std::shared_ptr<detail::BackendState> make_managed(const CpuBackendOptions& o) {
   st->request = o.kind == BackendKind::blas ? detail::ResourceRequest::provider_exclusive()
                                             : detail::ResourceRequest::cpu_set(cpus);
   st->engine = std::make_shared<detail::Engine>(
-      detail::Executor::managed(st->threads, o.pin_workers ? std::optional<CpuSet>(cpus) : std::nullopt),
+      detail::Executor::managed(st->threads,
+                                o.pin_workers ? std::optional<CpuSet>(cpus) : std::nullopt),
       o.buffer_pool_limit_bytes);
   return st;
 }
@@ -51,7 +53,8 @@ CpuBackend::CpuBackend(const CpuBackendOptions& options) : state_(make_managed(o
 CpuBackend CpuBackend::external(tbb::task_arena& caller_arena, CpuSet declared, BackendKind kind) {
   if (declared.empty())
     throw Error(ErrorKind::InvalidArgument,
-                "CpuBackend::external: the declared CPU set is empty; expected the CPUs the caller's arena uses");
+                "CpuBackend::external: the declared CPU set is empty; expected the CPUs the "
+                "caller's arena uses");
   auto st = std::make_shared<detail::BackendState>();
   st->id = g_next_identity.fetch_add(1, std::memory_order_relaxed);
   st->kind = kind;
@@ -61,7 +64,8 @@ CpuBackend CpuBackend::external(tbb::task_arena& caller_arena, CpuSet declared, 
                                           : detail::ResourceRequest::cpu_set(declared);
   auto ex = detail::Executor::external(caller_arena);
   st->threads = ex->threads();
-  st->engine = std::make_shared<detail::Engine>(std::move(ex), CpuBackendOptions{}.buffer_pool_limit_bytes);
+  st->engine =
+      std::make_shared<detail::Engine>(std::move(ex), CpuBackendOptions{}.buffer_pool_limit_bytes);
   return CpuBackend(std::shared_ptr<const detail::BackendState>(std::move(st)));
 }
 
@@ -70,7 +74,9 @@ int CpuBackend::threads() const noexcept { return state_->threads; }
 BackendKind CpuBackend::kind() const noexcept { return state_->kind; }
 const CpuSet& CpuBackend::cpus() const noexcept { return state_->cpus; }
 bool CpuBackend::is_external() const noexcept { return state_->external; }
-std::uint64_t CpuBackend::executor_entries() const noexcept { return state_->engine->executor().entries(); }
+std::uint64_t CpuBackend::executor_entries() const noexcept {
+  return state_->engine->executor().entries();
+}
 
 CpuBackendDiagnostics CpuBackend::diagnostics() const {
   const detail::Executor& ex = state_->engine->executor();
@@ -101,14 +107,17 @@ ResourcePermit CpuBackend::acquire_permit() const {
 
 BufferPoolStats CpuBackend::buffer_pool_stats() const { return state_->engine->pool().stats(); }
 void CpuBackend::reset_buffer_pool() const { state_->engine->pool().reset(); }
-void CpuBackend::set_buffer_pool_limit(std::size_t bytes) const { state_->engine->pool().set_limit(bytes); }
+void CpuBackend::set_buffer_pool_limit(std::size_t bytes) const {
+  state_->engine->pool().set_limit(bytes);
+}
 
 void CpuBackend::clear_caches() const {
   const detail::ThreadAdmission& t = detail::tls_admission;
   if (t.in_operation || t.session != nullptr)
-    throw Error(ErrorKind::RuntimeState,
-                "CpuBackend::clear_caches: called from inside an operation or session; expected a call "
-                "outside any admission (the caches are borrowed there)");
+    throw Error(
+        ErrorKind::RuntimeState,
+        "CpuBackend::clear_caches: called from inside an operation or session; expected a call "
+        "outside any admission (the caches are borrowed there)");
   std::lock_guard borrow(state_->engine->borrow_mutex());
   state_->engine->caches().clear_all();
 }
@@ -125,7 +134,8 @@ namespace detail {
 int CacheSlots::next_slot_id() {
   static std::atomic<int> next{0};
   const int id = next.fetch_add(1, std::memory_order_relaxed);
-  if (id >= kMaxSlots) throw Error(ErrorKind::BackendFailure, "CacheSlots: more than 32 engine cache types");
+  if (id >= kMaxSlots)
+    throw Error(ErrorKind::BackendFailure, "CacheSlots: more than 32 engine cache types");
   return id;
 }
 }  // namespace detail

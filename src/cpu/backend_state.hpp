@@ -28,12 +28,15 @@ class BackendState {
 /// Counts one admission permit. Exact without a locked RMW: permits of one backend's request
 /// conflict with each other, so their holders are ordered by the arbiter's lock.
 inline void count_permit(const BackendState& st) noexcept {
-  st.permits_acquired.store(st.permits_acquired.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  st.permits_acquired.store(st.permits_acquired.load(std::memory_order_relaxed) + 1,
+                            std::memory_order_relaxed);
 }
 
 struct BackendAccess {
   static const BackendState& state(const CpuBackend& b) noexcept { return *b.state_; }
-  static CpuBackend make(std::shared_ptr<const BackendState> s) noexcept { return CpuBackend(std::move(s)); }
+  static CpuBackend make(std::shared_ptr<const BackendState> s) noexcept {
+    return CpuBackend(std::move(s));
+  }
   static Session make_session(ExecContext& ctx) noexcept { return Session(ctx); }
 };
 

@@ -14,7 +14,7 @@ Storage*& next_of(Storage* s) noexcept { return *static_cast<Storage**>(s->data)
 
 void free_block(Storage* s) noexcept {
   s->~Storage();
-  ::operator delete(static_cast<void*>(s), std::align_val_t{kAlign});
+  ::operator delete (static_cast<void*>(s), std::align_val_t{kAlign});
 }
 }  // namespace
 
@@ -23,7 +23,9 @@ int BufferPool::class_of(std::size_t bytes) noexcept {
   return std::bit_width(bytes - 1) - 6;  // ceil(log2(bytes)) - log2(64)
 }
 
-std::size_t BufferPool::class_capacity(std::size_t bytes) noexcept { return kMinClassBytes << class_of(bytes); }
+std::size_t BufferPool::class_capacity(std::size_t bytes) noexcept {
+  return kMinClassBytes << class_of(bytes);
+}
 
 BufferPool* BufferPool::create(std::size_t limit_bytes) { return new BufferPool(limit_bytes); }
 
@@ -50,7 +52,7 @@ Storage* BufferPool::acquire(std::size_t bytes) {
   }
   void* block = nullptr;
   try {
-    block = ::operator new(kHeader + cap, std::align_val_t{kAlign});
+    block = ::operator new (kHeader + cap, std::align_val_t{kAlign});
   } catch (...) {
     std::lock_guard lock(mu_);
     --outstanding_buffers_;
@@ -65,7 +67,9 @@ Storage* BufferPool::acquire(std::size_t bytes) {
   return s;
 }
 
-void BufferPool::release_hook(Storage* s) noexcept { static_cast<BufferPool*>(s->owner)->give_back(s); }
+void BufferPool::release_hook(Storage* s) noexcept {
+  static_cast<BufferPool*>(s->owner)->give_back(s);
+}
 
 void BufferPool::give_back(Storage* s) noexcept {
   const int cls = class_of(s->bytes);

@@ -3,20 +3,19 @@
 // Note [Buffer pool ownership]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The pool hands out tenferro::Storage objects (Note [Storage ownership] in storage.hpp) whose
-// header and data live in one 64-byte aligned block: [Storage header | pad to 64 | data]. Capacities
-// are size classes, powers of two from 64 B. When the last StoragePtr drops -- on any thread, inside
-// or outside an operation, even after the backend is gone -- the release hook returns the block to
-// its class's free list, or frees it when retaining it would exceed the limit (or the engine has
-// closed the pool). The free list is threaded through the free blocks' data, so neither path
-// allocates once a class is warm.
-// Lifetime: the engine holds one reference to the pool and every outstanding storage holds one
-// more (counted under the pool lock as `outstanding_buffers`). The engine's destructor *closes*
-// the pool (frees every retained block); whoever drops the last reference -- the engine or the
-// last outstanding storage -- deletes it. So storages keep the pool alive, and the pool never
-// keeps anything else alive.
-// Stats are exact: every counter changes under the pool lock together with the state it describes.
-// Acquisition needs no engine borrow for safety, but the runtime only calls it from an admitted
-// operation's ExecContext (the engine is borrowed then).
+// header and data live in one 64-byte aligned block: [Storage header | pad to 64 | data].
+// Capacities are size classes, powers of two from 64 B. When the last StoragePtr drops -- on any
+// thread, inside or outside an operation, even after the backend is gone -- the release hook
+// returns the block to its class's free list, or frees it when retaining it would exceed the limit
+// (or the engine has closed the pool). The free list is threaded through the free blocks' data, so
+// neither path allocates once a class is warm. Lifetime: the engine holds one reference to the pool
+// and every outstanding storage holds one more (counted under the pool lock as
+// `outstanding_buffers`). The engine's destructor *closes* the pool (frees every retained block);
+// whoever drops the last reference -- the engine or the last outstanding storage -- deletes it. So
+// storages keep the pool alive, and the pool never keeps anything else alive. Stats are exact:
+// every counter changes under the pool lock together with the state it describes. Acquisition needs
+// no engine borrow for safety, but the runtime only calls it from an admitted operation's
+// ExecContext (the engine is borrowed then).
 #pragma once
 
 #include <array>

@@ -13,7 +13,8 @@ namespace {
 void check_cpu_id(int cpu, const char* op) {
   if (cpu < 0 || cpu >= CpuSet::max_cpus)
     throw Error(ErrorKind::InvalidArgument, std::string(op) + ": CPU id " + std::to_string(cpu) +
-                                                " is outside [0, " + std::to_string(CpuSet::max_cpus) + ")");
+                                                " is outside [0, " +
+                                                std::to_string(CpuSet::max_cpus) + ")");
 }
 }  // namespace
 
@@ -104,8 +105,10 @@ std::string CpuSet::to_string() const {
 
 std::string_view to_string(BackendKind kind) noexcept {
   switch (kind) {
-    case BackendKind::native: return "native";
-    case BackendKind::blas: return "blas";
+    case BackendKind::native:
+      return "native";
+    case BackendKind::blas:
+      return "blas";
   }
   return "unknown";
 }

@@ -1,15 +1,14 @@
 // Executors: Note [Executor entry] in executor.hpp.
 #include "cpu/executor.hpp"
 
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
 #include <sched.h>
 
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <cstring>
-
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/info.h>
+#include <thread>
 
 #include "cpu/owner_guard.hpp"
 
@@ -28,9 +27,11 @@ void ensure_thread_capacity(int threads) {
   std::lock_guard lock(mu);
   const auto wanted = static_cast<std::size_t>(threads);
   if (wanted <= static_cast<std::size_t>(tbb::info::default_concurrency())) return;
-  if (control && tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) >= wanted)
+  if (control &&
+      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) >= wanted)
     return;
-  auto next = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, wanted);
+  auto next =
+      std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, wanted);
   control = std::move(next);
 }
 
@@ -55,7 +56,8 @@ ExecutorCell* g_free_cells = nullptr;
 
 ExecutorCell* acquire_cell() {
   std::lock_guard lock(g_cells_mu);
-  if (g_free_cells == nullptr) return new ExecutorCell;  // reachable from a worker's TLS or the free list
+  if (g_free_cells == nullptr)
+    return new ExecutorCell;  // reachable from a worker's TLS or the free list
   ExecutorCell* c = g_free_cells;
   g_free_cells = c->next_free;
   c->next_free = nullptr;
@@ -102,7 +104,8 @@ void pop_stale_frames() noexcept {
 
 class WorkerObserver final : public tbb::task_scheduler_observer {
  public:
-  WorkerObserver(tbb::task_arena& arena, Executor& ex) : tbb::task_scheduler_observer(arena), ex_(ex) {}
+  WorkerObserver(tbb::task_arena& arena, Executor& ex)
+      : tbb::task_scheduler_observer(arena), ex_(ex) {}
   ~WorkerObserver() override { observe(false); }
   void on_scheduler_entry(bool is_worker) override {
     if (is_worker) ex_.on_worker_entry();
@@ -117,7 +120,9 @@ class WorkerObserver final : public tbb::task_scheduler_observer {
 
 }  // namespace
 
-std::uint64_t managed_arenas_created() noexcept { return g_arenas_created.load(std::memory_order_relaxed); }
+std::uint64_t managed_arenas_created() noexcept {
+  return g_arenas_created.load(std::memory_order_relaxed);
+}
 
 std::unique_ptr<Executor> Executor::managed(int threads, std::optional<CpuSet> pin_to) {
   std::unique_ptr<Executor> e(new Executor);
@@ -140,7 +145,8 @@ Executor::~Executor() {
     // Let idle workers leave first so their exit notifications restore tag and CPU mask (they leave
     // an arena without work within microseconds); a straggler is repaired by pop_stale_frames.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
-    while (workers_inside_.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < deadline)
+    while (workers_inside_.load(std::memory_order_acquire) != 0 &&
+           std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   observer_.reset();  // stop notifications before the arena goes
@@ -155,7 +161,8 @@ void Executor::create_arena() {
   auto arena = std::make_unique<tbb::task_arena>(threads_, /*reserved_for_masters=*/1);
   arena->initialize();
   auto observer = std::make_unique<WorkerObserver>(*arena, *this);
-  published_.store(true, std::memory_order_release);  // an edge TSan sees (oneTBB's own is not instrumented)
+  published_.store(
+      true, std::memory_order_release);  // an edge TSan sees (oneTBB's own is not instrumented)
   observer->observe(true);
   arena_ = std::move(arena);
   observer_ = std::move(observer);
@@ -200,7 +207,8 @@ void Executor::on_worker_entry() noexcept {
   if (sched_getaffinity(0, sizeof(fr.old_mask), &fr.old_mask) != 0) {
     pin_failures_.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard lock(pin_mu_);
-    if (pin_note_.empty()) pin_note_ = std::string("sched_getaffinity failed: ") + std::strerror(errno);
+    if (pin_note_.empty())
+      pin_note_ = std::string("sched_getaffinity failed: ") + std::strerror(errno);
     return;
   }
   const cpu_set_t want = to_mask(*pin_to_);
@@ -220,7 +228,8 @@ void Executor::on_worker_entry() noexcept {
     pin_failures_.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard lock(pin_mu_);
     if (pin_note_.empty())
-      pin_note_ = "a worker asked for CPUs " + pin_to_->to_string() + " but runs on " + from_mask(got).to_string();
+      pin_note_ = "a worker asked for CPUs " + pin_to_->to_string() + " but runs on " +
+                  from_mask(got).to_string();
     return;
   }
   pinned_.fetch_add(1, std::memory_order_relaxed);

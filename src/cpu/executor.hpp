@@ -10,13 +10,16 @@
 // creates or destroys. Exceptions propagate unchanged (task_arena::execute rethrows the original
 // exception). An operation loan inside a scope does not call enter at all (Note [Operation loan]).
 //
-// Workers of a managed arena are tagged (ThreadAdmission::worker_cell) by the observer for the owner
-// guard (Note [Owner guard]) and, when requested, confined to the placement with sched_setaffinity
-// and verified with sched_getaffinity from inside the worker; the previous mask is restored when
-// the worker leaves the arena. A refusal is counted and described, never hidden. The destructor
-// waits (briefly) for workers to leave, so their exit notifications run; a worker that outstays it
-// restores tag and mask at its next notification from any Tenferro arena.
+// Workers of a managed arena are tagged (ThreadAdmission::worker_cell) by the observer for the
+// owner guard (Note [Owner guard]) and, when requested, confined to the placement with
+// sched_setaffinity and verified with sched_getaffinity from inside the worker; the previous mask
+// is restored when the worker leaves the arena. A refusal is counted and described, never hidden.
+// The destructor waits (briefly) for workers to leave, so their exit notifications run; a worker
+// that outstays it restores tag and mask at its next notification from any Tenferro arena.
 #pragma once
+
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
 
 #include <atomic>
 #include <cstdint>
@@ -24,9 +27,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-
-#include <oneapi/tbb/task_arena.h>
-#include <oneapi/tbb/task_scheduler_observer.h>
 
 #include "cpu/arbiter.hpp"
 #include "tenferro/cpu.hpp"

@@ -33,21 +33,25 @@ bool inside_tbb_task() noexcept {
 void check_owner_guard_slow(const Executor& target, EntryKind kind, const char* op) {
   const ThreadAdmission& t = tls_admission;
   if (t.owner != 0)
-    reject_entry(kind, std::string(op) +
-                           ": CpuBackend cannot be re-entered while another CPU backend execution is "
-                           "active on this thread; expected entry from outside any operation, session or "
-                           "scope callback");
-  if (t.worker_cell != nullptr && t.worker_cell->active_owner.load(std::memory_order_acquire) != 0 &&
+    reject_entry(kind,
+                 std::string(op) +
+                     ": CpuBackend cannot be re-entered while another CPU backend execution is "
+                     "active on this thread; expected entry from outside any operation, session or "
+                     "scope callback");
+  if (t.worker_cell != nullptr &&
+      t.worker_cell->active_owner.load(std::memory_order_acquire) != 0 &&
       t.worker_cell->generation.load(std::memory_order_acquire) == t.worker_gen)
-    reject_entry(kind, std::string(op) +
-                           ": CpuBackend cannot be entered from a worker of a managed arena while an "
-                           "operation or scope of that backend is active; expected entry from the thread "
-                           "that owns the operation or scope");
+    reject_entry(kind,
+                 std::string(op) +
+                     ": CpuBackend cannot be entered from a worker of a managed arena while an "
+                     "operation or scope of that backend is active; expected entry from the thread "
+                     "that owns the operation or scope");
   if (target.active_owner().load(std::memory_order_acquire) != 0 && inside_tbb_task())
-    reject_entry(kind, std::string(op) +
-                           ": CpuBackend cannot be entered from a oneTBB task while an operation or scope "
-                           "of this backend is active (a helping task would wait for its own caller); "
-                           "expected entry from the thread that owns the operation or scope");
+    reject_entry(
+        kind, std::string(op) +
+                  ": CpuBackend cannot be entered from a oneTBB task while an operation or scope "
+                  "of this backend is active (a helping task would wait for its own caller); "
+                  "expected entry from the thread that owns the operation or scope");
 }
 
 }  // namespace tenferro::detail

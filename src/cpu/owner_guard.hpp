@@ -39,14 +39,14 @@ class ExecContext;
 
 /// Per-thread admission state (trivially destructible: no TLS wrapper on the hot path).
 struct ThreadAdmission {
-  ResourceOwner owner = 0;          // nonzero: this thread executes for a backend
-  bool in_operation = false;        // a run_operation body runs on this thread
-  bool scope_active = false;        // this thread runs a scope callback (scope.hpp holds the record)
-  ExecContext* session = nullptr;   // the borrowed session running on this thread
+  ResourceOwner owner = 0;         // nonzero: this thread executes for a backend
+  bool in_operation = false;       // a run_operation body runs on this thread
+  bool scope_active = false;       // this thread runs a scope callback (scope.hpp holds the record)
+  ExecContext* session = nullptr;  // the borrowed session running on this thread
   std::uint64_t session_identity = 0;
   const ExecutorCell* worker_cell = nullptr;  // set by a managed arena's observer for its workers
   std::uint64_t worker_gen = 0;               // worker_cell's generation when it was set
-  std::uint64_t thread_tag = 0;     // owner id prefix of this thread (0 until first use)
+  std::uint64_t thread_tag = 0;               // owner id prefix of this thread (0 until first use)
   std::uint64_t owner_seq = 0;
 };
 
@@ -58,7 +58,8 @@ void refresh_thread_tag(ThreadAdmission& t) noexcept;
 /// A fresh, process-unique, nonzero owner (thread tag in the high bits; no shared atomic).
 inline ResourceOwner new_owner() noexcept {
   ThreadAdmission& t = tls_admission;
-  if (t.thread_tag == 0 || t.owner_seq == (std::uint64_t{1} << kOwnerSeqBits) - 1) refresh_thread_tag(t);
+  if (t.thread_tag == 0 || t.owner_seq == (std::uint64_t{1} << kOwnerSeqBits) - 1)
+    refresh_thread_tag(t);
   return (t.thread_tag << kOwnerSeqBits) | ++t.owner_seq;
 }
 
@@ -73,7 +74,8 @@ void check_owner_guard_slow(const Executor& target, EntryKind kind, const char* 
 /// Note [Owner guard]: throws when a standalone entry into `target` must be rejected.
 inline void check_owner_guard(const Executor& target, EntryKind kind, const char* op) {
   const ThreadAdmission& t = tls_admission;
-  if (t.owner != 0 || t.worker_cell != nullptr || target.active_owner().load(std::memory_order_acquire) != 0)
+  if (t.owner != 0 || t.worker_cell != nullptr ||
+      target.active_owner().load(std::memory_order_acquire) != 0)
     check_owner_guard_slow(target, kind, op);
 }
 
@@ -83,7 +85,9 @@ bool inside_tbb_task() noexcept;
 /// RAII: this thread executes for `owner`; restores the previous owner.
 class OwnerScope {
  public:
-  explicit OwnerScope(ResourceOwner owner) noexcept : prev_(tls_admission.owner) { tls_admission.owner = owner; }
+  explicit OwnerScope(ResourceOwner owner) noexcept : prev_(tls_admission.owner) {
+    tls_admission.owner = owner;
+  }
   ~OwnerScope() { tls_admission.owner = prev_; }
   OwnerScope(const OwnerScope&) = delete;
   OwnerScope& operator=(const OwnerScope&) = delete;

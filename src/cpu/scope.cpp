@@ -27,7 +27,8 @@ class OperationLoan {
 // clears the record, whether the callback returned or threw.
 class ScopeInstall {
  public:
-  ScopeInstall(std::uint64_t identity, std::shared_ptr<Engine> engine, std::optional<ResourcePermit>& permit)
+  ScopeInstall(std::uint64_t identity, std::shared_ptr<Engine> engine,
+               std::optional<ResourcePermit>& permit)
       : permit_(permit) {
     tls_scope.emplace(ScopeRecord{identity, std::move(engine), std::move(*permit), false});
     tls_admission.scope_active = true;
@@ -44,7 +45,8 @@ class ScopeInstall {
   std::optional<ResourcePermit>& permit_;
 };
 
-// The loan applies only to the scope's exact engine and a live scope permit (Note [Operation loan]).
+// The loan applies only to the scope's exact engine and a live scope permit (Note [Operation
+// loan]).
 bool loan_matches(const ScopeRecord& r, const BackendState& st) noexcept {
   return r.identity == st.id && r.engine.get() == st.engine.get() && r.permit.valid();
 }
@@ -56,7 +58,8 @@ bool run_operation_on_loan(const BackendState& st, FunctionRef<void(ExecContext&
   if (r.operation_active) return false;
   if (!loan_matches(r, st))
     throw Error(ErrorKind::RuntimeState,
-                "run_operation: the operation's backend does not match the active execution scope; expected "
+                "run_operation: the operation's backend does not match the active execution scope; "
+                "expected "
                 "a copy of the scope's backend witness");
   OperationLoan loan(r);
   Engine& engine = *st.engine;
@@ -72,7 +75,8 @@ bool enter_session_on_loan(const BackendState& st, FunctionRef<void(Session&)> f
   if (r.operation_active) return false;
   if (!loan_matches(r, st))
     throw ContractViolation(
-        "with_session: the session's backend does not match the active execution scope; expected a copy "
+        "with_session: the session's backend does not match the active execution scope; expected a "
+        "copy "
         "of the scope's backend witness");
   OperationLoan loan(r);
   Engine& engine = *st.engine;
@@ -85,18 +89,22 @@ bool enter_session_on_loan(const BackendState& st, FunctionRef<void(Session&)> f
 }
 
 void enter_execution_scope(const std::shared_ptr<const BackendState>& sp, FunctionRef<void()> f) {
-  const std::shared_ptr<const BackendState> keep = sp;  // the callback may drop the caller's witness
+  const std::shared_ptr<const BackendState> keep =
+      sp;  // the callback may drop the caller's witness
   const BackendState& st = *keep;
   const ThreadAdmission& t = tls_admission;
   if (t.scope_active || t.owner != 0 || t.session != nullptr || t.in_operation)
-    throw Error(ErrorKind::RuntimeState,
-                "with_execution_scope: CPU execution is already active on this thread; expected the shared "
-                "scope to be opened outside active scopes, backend sessions and operations");
+    throw Error(
+        ErrorKind::RuntimeState,
+        "with_execution_scope: CPU execution is already active on this thread; expected the shared "
+        "scope to be opened outside active scopes, backend sessions and operations");
   if (st.external)
-    throw Error(ErrorKind::Unsupported,
-                "with_execution_scope: the backend runs on an external (caller-owned) executor domain, which "
-                "the shared execution scope does not support; expected a managed backend (operations on "
-                "external backends keep operation-level admission)");
+    throw Error(
+        ErrorKind::Unsupported,
+        "with_execution_scope: the backend runs on an external (caller-owned) executor domain, "
+        "which "
+        "the shared execution scope does not support; expected a managed backend (operations on "
+        "external backends keep operation-level admission)");
   Executor& ex = st.engine->executor();
   check_owner_guard(ex, EntryKind::fallible, "with_execution_scope");
   const ResourceOwner owner = new_owner();

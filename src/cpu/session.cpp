@@ -16,7 +16,8 @@ void enter_session(const BackendState& st, FunctionRef<void(Session&)> f) {
         "entered one after another, not nested");
   if (t.in_operation)
     throw ContractViolation(
-        "with_session: called from inside an operation body; expected the session to be entered outside "
+        "with_session: called from inside an operation body; expected the session to be entered "
+        "outside "
         "any operation");
   if (t.scope_active && enter_session_on_loan(st, f)) return;
 

@@ -21,7 +21,8 @@ class SpinLock {
     lock_slow();
   }
   bool try_lock() noexcept {
-    return !flag_.load(std::memory_order_relaxed) && !flag_.exchange(true, std::memory_order_acquire);
+    return !flag_.load(std::memory_order_relaxed) &&
+           !flag_.exchange(true, std::memory_order_acquire);
   }
   void unlock() noexcept { flag_.store(false, std::memory_order_release); }
 

@@ -36,9 +36,9 @@ std::string describe(std::span<const Tensor> in) {
 
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, std::string_view op) {
   if (axis < -rank || axis >= rank || (rank == 0))
-    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": axis " + std::to_string(axis) +
-                                                " is out of range for rank " + std::to_string(rank) +
-                                                "; expected -rank <= axis < rank");
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(rank) + "; expected -rank <= axis < rank");
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -56,8 +56,9 @@ namespace {
 void check_inputs(const Primitive& p, std::span<const Tensor> in) {
   for (const Tensor& t : in)
     if (!t.defined())
-      throw Error(ErrorKind::InvalidArgument,
-                  std::string(p.name()) + ": an input tensor is undefined (inputs: " + describe(in) + ")");
+      throw Error(
+          ErrorKind::InvalidArgument,
+          std::string(p.name()) + ": an input tensor is undefined (inputs: " + describe(in) + ")");
 }
 }  // namespace
 

@@ -1,6 +1,6 @@
 // Stress: 8 threads x 3 backends x 1,000 admissions each, mixing operations, sessions and scopes
-// on overlapping and disjoint CPU sets, native and blas kinds. Every admission checks its result and
-// the arbiter's mutual-exclusion invariants; the whole run is bounded by a watchdog.
+// on overlapping and disjoint CPU sets, native and blas kinds. Every admission checks its result
+// and the arbiter's mutual-exclusion invariants; the whole run is bounded by a watchdog.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -44,11 +44,14 @@ class Inside {
  public:
   Inside(Invariants& inv, const Target& t) : inv_(inv), t_(t) {
     if (t_.nested) return;
-    if (inv_.any_inside.fetch_add(1) != 0 && t_.blas) inv_.violations.fetch_add(1);  // blas: nobody else
-    if (inv_.blas_inside.load() != 0 && !t_.blas) inv_.violations.fetch_add(1);       // nobody beside blas
+    if (inv_.any_inside.fetch_add(1) != 0 && t_.blas)
+      inv_.violations.fetch_add(1);  // blas: nobody else
+    if (inv_.blas_inside.load() != 0 && !t_.blas)
+      inv_.violations.fetch_add(1);  // nobody beside blas
     if (t_.blas) inv_.blas_inside.fetch_add(1);
     for (int c : t_.cpus)
-      if (inv_.inside[c].fetch_add(1) != 0) inv_.violations.fetch_add(1);  // overlapping sets exclude
+      if (inv_.inside[c].fetch_add(1) != 0)
+        inv_.violations.fetch_add(1);  // overlapping sets exclude
   }
   ~Inside() {
     if (t_.nested) return;
@@ -87,11 +90,15 @@ TEST(AdmissionStress, EightThreadsThreeBackendsMutualExclusionHolds) {
   // native {a} budget 1, native {a,b} budget 2 (overlaps the first), blas (excludes everything).
   // With two CPUs, also a disjoint native {b}; the first and this one may run at the same time.
   std::vector<Target> targets;
-  targets.push_back({CpuBackend(CpuBackendOptions{.threads = 1, .placement = set_a}), set_a.to_vector(), false});
-  targets.push_back({CpuBackend(CpuBackendOptions{.threads = 2, .placement = both}), both.to_vector(), false});
-  targets.push_back({CpuBackend(CpuBackendOptions{.threads = 2, .kind = BackendKind::blas}), {}, true});
+  targets.push_back(
+      {CpuBackend(CpuBackendOptions{.threads = 1, .placement = set_a}), set_a.to_vector(), false});
+  targets.push_back(
+      {CpuBackend(CpuBackendOptions{.threads = 2, .placement = both}), both.to_vector(), false});
+  targets.push_back(
+      {CpuBackend(CpuBackendOptions{.threads = 2, .kind = BackendKind::blas}), {}, true});
   if (!(set_a == set_b))
-    targets.push_back({CpuBackend(CpuBackendOptions{.threads = 1, .placement = set_b}), set_b.to_vector(), false});
+    targets.push_back({CpuBackend(CpuBackendOptions{.threads = 1, .placement = set_b}),
+                       set_b.to_vector(), false});
 
   Invariants inv;
   std::atomic<long> wrong{0}, done_admissions{0};
@@ -124,7 +131,8 @@ TEST(AdmissionStress, EightThreadsThreeBackendsMutualExclusionHolds) {
               long r = loan.backend.with_execution_scope([&] {
                 Inside in(inv, t);  // the scope's permit excludes conflicting admissions too
                 long a = checked_op(inv, loan, k, n);
-                long b = loan.backend.with_session([&](Session&) { return checked_op(inv, loan, k, n); });
+                long b = loan.backend.with_session(
+                    [&](Session&) { return checked_op(inv, loan, k, n); });
                 return a + b;
               });
               if (r != 2 * expected(k, n)) wrong.fetch_add(1);
@@ -142,14 +150,16 @@ TEST(AdmissionStress, EightThreadsThreeBackendsMutualExclusionHolds) {
   {
     std::unique_lock lock(mu);
     if (!cv.wait_for(lock, std::chrono::seconds(120), [&] { return finished == kThreads; })) {
-      std::fprintf(stderr, "AdmissionStress: deadlock or starvation: %ld admissions done\n", done_admissions.load());
+      std::fprintf(stderr, "AdmissionStress: deadlock or starvation: %ld admissions done\n",
+                   done_admissions.load());
       std::abort();  // threads are stuck: nothing can be joined
     }
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(inv.violations.load(), 0) << "two conflicting admissions ran at the same time";
-  EXPECT_EQ(done_admissions.load(), static_cast<long>(kThreads) * kAdmissionsPerBackend * targets.size());
+  EXPECT_EQ(done_admissions.load(),
+            static_cast<long>(kThreads) * kAdmissionsPerBackend * targets.size());
   for (const Target& t : targets) {
     EXPECT_EQ(t.backend.buffer_pool_stats().outstanding_buffers, 0u);
     EXPECT_TRUE(t.backend.try_acquire_permit().has_value());

@@ -50,10 +50,11 @@ double expected_sum(int n) { return static_cast<double>(n) * (n + 1) / 2.0; }
 int session_sum(const CpuBackend& b) {
   return b.with_session([&](Session& s) {
     int total = 0;
-    for (int i = 1; i <= 3; ++i) total += run_operation(b, [&](ExecContext& ctx) {
-      EXPECT_EQ(&ctx, &s.exec_context());
-      return i;
-    });
+    for (int i = 1; i <= 3; ++i)
+      total += run_operation(b, [&](ExecContext& ctx) {
+        EXPECT_EQ(&ctx, &s.exec_context());
+        return i;
+      });
     return total;
   });
 }
@@ -73,7 +74,8 @@ class Scope : public ::testing::TestWithParam<std::tuple<int, BackendKind>> {
 };
 INSTANTIATE_TEST_SUITE_P(BudgetsAndKinds, Scope,
                          ::testing::Combine(::testing::Values(1, 4),
-                                            ::testing::Values(BackendKind::native, BackendKind::blas)),
+                                            ::testing::Values(BackendKind::native,
+                                                              BackendKind::blas)),
                          [](const auto& info) {
                            return std::to_string(std::get<0>(info.param)) + "T_" +
                                   std::string(to_string(std::get<1>(info.param)));
@@ -92,7 +94,8 @@ TEST_P(Scope, OneExecutorEntryForTheWholeScopeAndOneMoreAfterIt) {
       EXPECT_EQ(add_and_sum(eager, 1000), expected_sum(1000));
       EXPECT_EQ(session_sum(trace), 6);
       run_operation(eager, [&](ExecContext& ctx) {
-        EXPECT_EQ(std::this_thread::get_id(), callback_thread) << "a loan runs inline on the callback thread";
+        EXPECT_EQ(std::this_thread::get_id(), callback_thread)
+            << "a loan runs inline on the callback thread";
         EXPECT_EQ(ctx.threads(), threads());
         EXPECT_EQ(ctx.may_parallelize(1'000'000), threads() > 1 && kind() == BackendKind::native)
             << "parallel mode is still chosen per operation";
@@ -101,8 +104,10 @@ TEST_P(Scope, OneExecutorEntryForTheWholeScopeAndOneMoreAfterIt) {
     // A big native op still fans out (and covers each index once) inside the scope.
     EXPECT_EQ(add_and_sum(owner, 1 << 18), expected_sum(1 << 18));
   });
-  EXPECT_EQ(owner.executor_entries(), entries0 + 1) << "the scope must enter the executor exactly once";
-  EXPECT_EQ(owner.diagnostics().permits_acquired, permits0 + 1) << "ops in the scope borrow its permit";
+  EXPECT_EQ(owner.executor_entries(), entries0 + 1)
+      << "the scope must enter the executor exactly once";
+  EXPECT_EQ(owner.diagnostics().permits_acquired, permits0 + 1)
+      << "ops in the scope borrow its permit";
   EXPECT_EQ(add_and_sum(eager, 10), expected_sum(10));
   EXPECT_EQ(owner.executor_entries(), entries0 + 2);
 }
@@ -188,7 +193,10 @@ TEST_P(Scope, CallbackValuesAndExceptionsPassThroughUnchanged) {
   }
   // An Error from an op inside the callback also propagates unchanged.
   try {
-    owner.with_execution_scope([&] { run_operation(owner, [](ExecContext&) { throw Error(ErrorKind::ShapeMismatch, "add: [2] vs [3]"); }); });
+    owner.with_execution_scope([&] {
+      run_operation(owner,
+                    [](ExecContext&) { throw Error(ErrorKind::ShapeMismatch, "add: [2] vs [3]"); });
+    });
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
@@ -235,7 +243,8 @@ TEST_P(Scope, AChildTaskOnAnotherWorkerIsRejectedAndTheBackendWorksAfterwards) {
 TEST_P(Scope, ExternalDomainIsUnsupportedAndKeepsOperationLevelAdmission) {
   tbb::task_arena arena(2);
   CpuBackend ext = CpuBackend::external(arena, CpuSet{CpuSet::process_allowed().first()}, kind());
-  EXPECT_EQ(error_kind_of([&] { ext.with_execution_scope([] { return 1; }); }), ErrorKind::Unsupported);
+  EXPECT_EQ(error_kind_of([&] { ext.with_execution_scope([] { return 1; }); }),
+            ErrorKind::Unsupported);
   EXPECT_EQ(ext.executor_entries(), 0u);
   EXPECT_EQ(add_and_sum(ext, 12), expected_sum(12));
   EXPECT_EQ(ext.executor_entries(), 1u);
@@ -243,7 +252,8 @@ TEST_P(Scope, ExternalDomainIsUnsupportedAndKeepsOperationLevelAdmission) {
 
 TEST_P(Scope, NoAddedHeapAllocationOnTheAdmissionPath) {
   CpuBackend owner = make();
-  for (int i = 0; i < 5; ++i) run_operation(owner, [](ExecContext& ctx) { StoragePtr s(ctx.allocate(32)); });
+  for (int i = 0; i < 5; ++i)
+    run_operation(owner, [](ExecContext& ctx) { StoragePtr s(ctx.allocate(32)); });
   long sink = 0;
   const long c0 = counting_new::count();
   for (int i = 0; i < 500; ++i) sink += run_operation(owner, [&](ExecContext&) { return i; });
@@ -273,9 +283,11 @@ TEST_P(BlasScope, HoldsProviderExclusionUntilTheCallbackReturnsOrThrows) {
   CpuBackend native(CpuBackendOptions{.threads = 1});
   blas.with_execution_scope([&] {
     EXPECT_FALSE(other_blas.try_acquire_permit().has_value());
-    EXPECT_FALSE(native.try_acquire_permit().has_value()) << "provider-exclusive conflicts with every set";
+    EXPECT_FALSE(native.try_acquire_permit().has_value())
+        << "provider-exclusive conflicts with every set";
     EXPECT_EQ(add_and_sum(blas, 10), expected_sum(10));
-    EXPECT_FALSE(other_blas.try_acquire_permit().has_value()) << "still held after an op inside the scope";
+    EXPECT_FALSE(other_blas.try_acquire_permit().has_value())
+        << "still held after an op inside the scope";
   });
   EXPECT_TRUE(other_blas.try_acquire_permit().has_value());
   struct Boom {};

@@ -88,12 +88,12 @@ TEST(Tensor, ReshapeViewOrCopy) {
   Tensor v = x.reshape({2, -1});
   EXPECT_EQ(v.shape(), (Dims{2, 6}));
   EXPECT_EQ(v.storage().get(), x.storage().get());
-  Tensor t = x.transpose();  // 4x3, not contiguous
+  Tensor t = x.transpose();    // 4x3, not contiguous
   Tensor c = t.reshape({12});  // needs a copy
   EXPECT_NE(c.storage().get(), x.storage().get());
   EXPECT_EQ(c.to_vector<double>(), (std::vector<double>{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
   Tensor sliced = arange(24).reshape({4, 6}).slice(0, 0, 4, 2);  // rows 0, 2: strides {12, 1}
-  Tensor merged = sliced.reshape({2, 3, 2});                       // splits the inner dim: a view
+  Tensor merged = sliced.reshape({2, 3, 2});                     // splits the inner dim: a view
   EXPECT_EQ(merged.storage().get(), sliced.storage().get());
   EXPECT_EQ(merged.to_vector<double>(), sliced.contiguous().to_vector<double>());
   EXPECT_TRUE(t.contiguous().is_contiguous());
@@ -141,7 +141,8 @@ TEST(Tensor, PrintingIsReadable) {
   std::ostringstream os;
   os << zeros({2000}, DType::f32);
   EXPECT_NE(os.str().find("0, 0, 0, ..., 0, 0, 0]"), std::string::npos) << os.str();
-  EXPECT_EQ(full({1}, c128(1, -2), DType::c128).to_string(), "Tensor(shape=[1], dtype=c128)\n[1-2i]");
+  EXPECT_EQ(full({1}, c128(1, -2), DType::c128).to_string(),
+            "Tensor(shape=[1], dtype=c128)\n[1-2i]");
   EXPECT_EQ(Tensor().to_string(), "Tensor(undefined)");
 }
 

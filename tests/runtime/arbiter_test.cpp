@@ -1,4 +1,6 @@
 // Whitebox tests of the arbiter (Note [Permit ordering]) on private Arbiter instances.
+#include "cpu/arbiter.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -7,7 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "cpu/arbiter.hpp"
 #include "tenferro/error.hpp"
 
 using namespace tenferro;

@@ -1,5 +1,6 @@
 // CpuBackend: witness identity, budgets, executors, pinning, external domains, re-entry, sessions.
 #include <gtest/gtest.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -8,8 +9,6 @@
 #include <set>
 #include <thread>
 #include <vector>
-
-#include <oneapi/tbb/parallel_for.h>
 
 #include "cpu/admission.hpp"
 #include "cpu/executor.hpp"
@@ -100,7 +99,8 @@ TEST_P(Budget, OperationsRunAndEachEntersTheExecutorOnce) {
 
 TEST_P(Budget, ParallelForCoversEveryIndexExactlyOnce) {
   CpuBackend b = make(GetParam());
-  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{1000}, std::int64_t{1} << 20}) {
+  for (std::int64_t n :
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{1000}, std::int64_t{1} << 20}) {
     std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
     std::mutex mu;
     std::set<std::thread::id> threads;
@@ -113,7 +113,8 @@ TEST_P(Budget, ParallelForCoversEveryIndexExactlyOnce) {
         for (std::int64_t i = lo; i < hi; ++i) hits[static_cast<std::size_t>(i)].fetch_add(1);
       });
     });
-    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << "index " << i;
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << "index " << i;
     if (GetParam() == 1 && n > 0) EXPECT_EQ(threads.size(), 1u);
   }
 }
@@ -184,7 +185,8 @@ TEST(CpuBackend, PinnedWorkersAreVerifiedOrTheDiagnosticSaysWhy) {
 
 TEST(CpuBackend, WorkersPinnedByADestroyedBackendGetTheirMaskBack) {
   const CpuSet allowed = CpuSet::process_allowed();
-  if (allowed.count() < 2) GTEST_SKIP() << "needs two CPUs to tell a pinned mask from the process's";
+  if (allowed.count() < 2)
+    GTEST_SKIP() << "needs two CPUs to tell a pinned mask from the process's";
   {
     CpuBackendOptions o;
     o.threads = 2;
@@ -213,7 +215,8 @@ TEST(CpuBackend, WorkersPinnedByADestroyedBackendGetTheirMaskBack) {
       masks.push_back(s);
     });
   });
-  for (const CpuSet& s : masks) EXPECT_EQ(s, allowed) << "a TBB worker kept a destroyed backend's pinning";
+  for (const CpuSet& s : masks)
+    EXPECT_EQ(s, allowed) << "a TBB worker kept a destroyed backend's pinning";
 }
 
 TEST(CpuBackend, ExternalDomainRunsOnTheCallersArenaAndNeverCreatesOne) {
@@ -226,7 +229,8 @@ TEST(CpuBackend, ExternalDomainRunsOnTheCallersArenaAndNeverCreatesOne) {
     EXPECT_EQ(ext.threads(), 3);
     for (int i = 0; i < 5; ++i) {
       run_operation(ext, [&](ExecContext& ctx) {
-        EXPECT_EQ(tbb::this_task_arena::max_concurrency(), 3) << "not running in the caller's arena";
+        EXPECT_EQ(tbb::this_task_arena::max_concurrency(), 3)
+            << "not running in the caller's arena";
         EXPECT_GE(tbb::this_task_arena::current_thread_index(), 0);
         EXPECT_EQ(ctx.threads(), 3);
       });
@@ -321,6 +325,8 @@ TEST(CpuBackend, BlasKindHoldsAProviderExclusivePermitPerOperation) {
 
 TEST(CpuBackend, ClearCachesIsRejectedInsideAnOperation) {
   CpuBackend b = make(1);
-  run_operation(b, [&](ExecContext&) { EXPECT_EQ(error_kind_of([&] { b.clear_caches(); }), ErrorKind::RuntimeState); });
+  run_operation(b, [&](ExecContext&) {
+    EXPECT_EQ(error_kind_of([&] { b.clear_caches(); }), ErrorKind::RuntimeState);
+  });
   b.clear_caches();
 }

@@ -1,4 +1,6 @@
 // The engine buffer pool (Note [Buffer pool ownership]) and engine caches.
+#include "cpu/buffer_pool.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -7,7 +9,6 @@
 
 #include "cpu/admission.hpp"
 #include "cpu/bounded_cache.hpp"
-#include "cpu/buffer_pool.hpp"
 #include "tenferro/error.hpp"
 
 using namespace tenferro;

@@ -15,7 +15,9 @@ namespace counting_new::impl {
 inline void* allocate(std::size_t n, std::size_t align) {
   counting_new::allocations.fetch_add(1, std::memory_order_relaxed);
   if (n == 0) n = 1;
-  void* p = align <= alignof(std::max_align_t) ? std::malloc(n) : std::aligned_alloc(align, (n + align - 1) / align * align);
+  void* p = align <= alignof(std::max_align_t)
+                ? std::malloc(n)
+                : std::aligned_alloc(align, (n + align - 1) / align * align);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
@@ -23,13 +25,25 @@ inline void* allocate(std::size_t n, std::size_t align) {
 
 void* operator new(std::size_t n) { return counting_new::impl::allocate(n, 0); }
 void* operator new[](std::size_t n) { return counting_new::impl::allocate(n, 0); }
-void* operator new(std::size_t n, std::align_val_t a) { return counting_new::impl::allocate(n, static_cast<std::size_t>(a)); }
-void* operator new[](std::size_t n, std::align_val_t a) { return counting_new::impl::allocate(n, static_cast<std::size_t>(a)); }
+void* operator new(std::size_t n, std::align_val_t a) {
+  return counting_new::impl::allocate(n, static_cast<std::size_t>(a));
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+  return counting_new::impl::allocate(n, static_cast<std::size_t>(a));
+}
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  try { return counting_new::impl::allocate(n, 0); } catch (...) { return nullptr; }
+  try {
+    return counting_new::impl::allocate(n, 0);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  try { return counting_new::impl::allocate(n, 0); } catch (...) { return nullptr; }
+  try {
+    return counting_new::impl::allocate(n, 0);
+  } catch (...) {
+    return nullptr;
+  }
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }

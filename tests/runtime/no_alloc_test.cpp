@@ -11,7 +11,8 @@ using detail::run_operation;
 class NoAlloc : public ::testing::TestWithParam<std::tuple<int, BackendKind>> {};
 INSTANTIATE_TEST_SUITE_P(BudgetsAndKinds, NoAlloc,
                          ::testing::Combine(::testing::Values(1, 2, 4),
-                                            ::testing::Values(BackendKind::native, BackendKind::blas)));
+                                            ::testing::Values(BackendKind::native,
+                                                              BackendKind::blas)));
 
 TEST_P(NoAlloc, EmptyOperationsSessionsAndWarmPoolAllocations) {
   CpuBackendOptions o;
@@ -32,7 +33,8 @@ TEST_P(NoAlloc, EmptyOperationsSessionsAndWarmPoolAllocations) {
     sum += static_cast<long>(s->bytes);
   }
   const long after_alloc = counting_new::count();
-  for (int i = 0; i < 1000; ++i) b.with_session([&](Session&) { sum += run_operation(b, [&](ExecContext&) { return 1; }); });
+  for (int i = 0; i < 1000; ++i)
+    b.with_session([&](Session&) { sum += run_operation(b, [&](ExecContext&) { return 1; }); });
   const long after_sessions = counting_new::count();
   EXPECT_EQ(after_ops - before, 0) << "run_operation allocated";
   EXPECT_EQ(after_alloc - after_ops, 0) << "a warm buffer-pool allocation allocated";

@@ -1,13 +1,13 @@
 // Helpers shared by runtime, concurrency and contract tests.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <oneapi/tbb/task_group.h>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <thread>
-
-#include <gtest/gtest.h>
-#include <oneapi/tbb/task_group.h>
 
 #include "tenferro/cpu.hpp"
 
