@@ -1,0 +1,195 @@
+// tenferro variants of the cases. One forward function per Op; every variant is derived from it:
+//
+//   eager                 BackendGuard on the run's backend, ops outside any scope
+//   eager_scope           the same calls inside ONE backend.with_execution_scope (entered, warmed
+//                         up and left outside the clock; all samples run inside it)
+//   session               the same calls inside ONE backend.with_session (ops on this thread run
+//                         in the session's admission)
+//   trace_prepared        trace(forward) (grad(...) of it for gradient cases), Runtime::prepare
+//                         outside the clock, Runtime::run inside it
+//   trace_prepared_scope  the same runs inside ONE with_execution_scope of the runtime's backend
+//
+// A variant whose API is not in this build is emitted as "unsupported" with the reason -- never
+// approximated by another variant.
+#include "ours.hpp"
+
+#include <tenferro/tenferro.hpp>
+
+#include <optional>
+#include <vector>
+
+// What the tenferro side of this build can do. Each switch turns on when the API lands in main.
+#define TF_BENCH_HAVE_RUNTIME 0  // CpuBackend::executor_entries, with_execution_scope, with_session
+#define TF_BENCH_HAVE_MATMUL 0   // matmul / bmm (ops-contract)
+#define TF_BENCH_HAVE_EINSUM 0   // einsum (ops-contract)
+#define TF_BENCH_HAVE_ELEMENTWISE 0  // add, mul (ops-elementwise)
+#define TF_BENCH_HAVE_REDUCE 0       // sum (ops-reduce)
+#define TF_BENCH_HAVE_GRAD 0         // eager reverse-mode grad (autodiff)
+#define TF_BENCH_HAVE_TRACE 0        // trace, grad(Program), Runtime::prepare/run (trace)
+
+namespace bench::ours {
+namespace {
+
+using tenferro::Tensor;
+
+Tensor make_input(const Shape& shape, Dt dt, std::uint64_t seed) {
+  const auto values = input_values(numel(shape), seed);
+  tenferro::Dims dims(shape.begin(), shape.end());
+  if (dt == Dt::f32) {
+    return tenferro::from_vector(std::vector<float>(values.begin(), values.end()), dims);
+  }
+  return tenferro::from_vector(values, dims);
+}
+
+// Why `op` cannot run in this build, or "" when it can.
+std::string op_missing(Op op) {
+  switch (op) {
+    case Op::matmul:
+    case Op::chain10_matmul:
+      return TF_BENCH_HAVE_MATMUL ? "" : "matmul/bmm not in this build";
+    case Op::sum_matmul:
+      return TF_BENCH_HAVE_MATMUL && TF_BENCH_HAVE_REDUCE ? "" : "bmm or sum not in this build";
+    case Op::sum_sq:
+      return TF_BENCH_HAVE_ELEMENTWISE && TF_BENCH_HAVE_REDUCE ? "" : "mul or sum not in this build";
+    case Op::add: return TF_BENCH_HAVE_ELEMENTWISE ? "" : "add not in this build";
+    case Op::sum: return TF_BENCH_HAVE_REDUCE ? "" : "sum not in this build";
+    case Op::einsum_tn: return TF_BENCH_HAVE_EINSUM ? "" : "einsum not in this build";
+  }
+  return "unknown op";
+}
+
+// The forward result of a case (the only place our ops are named). `in` are the inputs.
+[[maybe_unused]] Tensor forward(Op op, const Tensor* in) {
+  switch (op) {
+#if TF_BENCH_HAVE_MATMUL
+    case Op::matmul: return tenferro::matmul(in[0], in[1]);
+    case Op::chain10_matmul: {
+      Tensor x = tenferro::matmul(in[0], in[1]);
+      for (int i = 1; i < 10; ++i) x = tenferro::matmul(x, in[1]);
+      return x;
+    }
+#endif
+#if TF_BENCH_HAVE_MATMUL && TF_BENCH_HAVE_REDUCE
+    case Op::sum_matmul: return tenferro::sum(tenferro::matmul(in[0], in[1]));
+#endif
+#if TF_BENCH_HAVE_ELEMENTWISE && TF_BENCH_HAVE_REDUCE
+    case Op::sum_sq: return tenferro::sum(in[0] * in[0]);
+#endif
+#if TF_BENCH_HAVE_ELEMENTWISE
+    case Op::add: return in[0] + in[1];
+#endif
+#if TF_BENCH_HAVE_REDUCE
+    case Op::sum: return tenferro::sum(in[0]);
+#endif
+#if TF_BENCH_HAVE_EINSUM
+    case Op::einsum_tn: return tenferro::einsum("ab,acd,bce->de", {in[0], in[1], in[2]});
+#endif
+    default: break;
+  }
+  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: op not in this build");
+}
+
+struct Context {
+  const CaseSpec& c;
+  int threads;
+  const TimingPolicy& policy;
+  const std::function<void(const Row&)>& emit;
+  std::vector<Tensor> inputs;
+};
+
+Row base_row(const Context& ctx, std::string_view variant) {
+  Row r;
+  r.case_name = ctx.c.name;
+  r.variant = std::string(variant);
+  r.threads = ctx.threads;
+  r.unit = ctx.c.unit;
+  return r;
+}
+
+void emit_unsupported(const Context& ctx, std::string_view variant, const std::string& why) {
+  Row r = base_row(ctx, variant);
+  r.status = "unsupported";
+  r.note = why;
+  ctx.emit(r);
+}
+
+// Fills the timing fields of `r` from a measurement.
+void fill(Row& r, const Measurement& m) {
+  r.median_ns = m.median_ns;
+  r.iqr_ns = m.iqr_ns;
+  r.min_ns = m.min_ns;
+  r.repeats = m.repeats;
+  r.batch = m.batch;
+}
+
+// Runs `body` (which measures and fills the row) and emits the row; exceptions become "error".
+template <class Body>
+void run_variant(const Context& ctx, std::string_view variant, Body&& body) {
+  Row r = base_row(ctx, variant);
+  try {
+    body(r);
+  } catch (const tenferro::Error& e) {
+    r.status = e.kind() == tenferro::ErrorKind::Unsupported ? "unsupported" : "error";
+    r.note = e.what();
+  } catch (const std::exception& e) {
+    r.status = "error";
+    r.note = e.what();
+  }
+  ctx.emit(r);
+}
+
+}  // namespace
+
+std::string describe_build() {
+  std::string s = "runtime=" + std::to_string(TF_BENCH_HAVE_RUNTIME) +
+                  " matmul=" + std::to_string(TF_BENCH_HAVE_MATMUL) +
+                  " einsum=" + std::to_string(TF_BENCH_HAVE_EINSUM) +
+                  " elementwise=" + std::to_string(TF_BENCH_HAVE_ELEMENTWISE) +
+                  " reduce=" + std::to_string(TF_BENCH_HAVE_REDUCE) +
+                  " grad=" + std::to_string(TF_BENCH_HAVE_GRAD) +
+                  " trace=" + std::to_string(TF_BENCH_HAVE_TRACE);
+  return s;
+}
+
+void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
+              const std::function<bool(std::string_view)>& want,
+              const std::function<void(const Row&)>& emit) {
+  Context ctx{c, threads, policy, emit, {}};
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    ctx.inputs.push_back(make_input(c.inputs[i], c.dtype, i + 1));
+  }
+  const std::string missing_op = op_missing(c.op);
+
+  // Eager variants need the op (and autodiff for gradient cases).
+  std::string eager_missing = missing_op;
+  if (eager_missing.empty() && c.grad && !TF_BENCH_HAVE_GRAD) {
+    eager_missing = "eager grad (autodiff) not in this build";
+  }
+  std::string runtime_missing =
+      TF_BENCH_HAVE_RUNTIME ? "" : "CPU runtime (executor_entries, scopes, sessions) not in this build";
+
+  for (std::string_view v : {"eager", "eager_scope", "session"}) {
+    if (!want(v)) continue;
+    if (!eager_missing.empty()) {
+      emit_unsupported(ctx, v, eager_missing);
+      continue;
+    }
+    if (!runtime_missing.empty()) {
+      emit_unsupported(ctx, v, runtime_missing);
+      continue;
+    }
+  }
+
+  std::string trace_missing = missing_op;
+  if (trace_missing.empty() && !TF_BENCH_HAVE_TRACE) trace_missing = "trace/Runtime not in this build";
+  if (trace_missing.empty() && !runtime_missing.empty()) trace_missing = runtime_missing;
+  for (std::string_view v : {"trace_prepared", "trace_prepared_scope"}) {
+    if (!want(v)) continue;
+    if (!trace_missing.empty()) {
+      emit_unsupported(ctx, v, trace_missing);
+      continue;
+    }
+  }
+}
+
+}  // namespace bench::ours
