@@ -17,9 +17,9 @@ namespace tenferro {
 struct Storage {
   std::atomic<std::uint32_t> refs{1};
   void* data = nullptr;
-  std::size_t bytes = 0;                      // usable bytes at data
+  std::size_t bytes = 0;                         // usable bytes at data
   void (*release)(Storage*) noexcept = nullptr;  // frees data and this header
-  void* owner = nullptr;                       // allocator-private
+  void* owner = nullptr;                         // allocator-private
 };
 
 /// A heap storage of `bytes` (64-byte aligned data, uninitialised). Never returns null.
@@ -47,7 +47,9 @@ class StoragePtr {
   Storage* get() const noexcept { return s_; }
   Storage* operator->() const noexcept { return s_; }
   explicit operator bool() const noexcept { return s_ != nullptr; }
-  std::uint32_t use_count() const noexcept { return s_ ? s_->refs.load(std::memory_order_relaxed) : 0; }
+  std::uint32_t use_count() const noexcept {
+    return s_ ? s_->refs.load(std::memory_order_relaxed) : 0;
+  }
 
  private:
   Storage* s_ = nullptr;

@@ -8,7 +8,7 @@ namespace {
 constexpr std::size_t kAlign = 64;
 
 void release_heap(Storage* s) noexcept {
-  ::operator delete(s->data, std::align_val_t{kAlign});
+  ::operator delete (s->data, std::align_val_t{kAlign});
   delete s;
 }
 }  // namespace
@@ -16,7 +16,7 @@ void release_heap(Storage* s) noexcept {
 Storage* heap_storage(std::size_t bytes) {
   auto* s = new Storage;
   try {
-    s->data = ::operator new(bytes == 0 ? kAlign : bytes, std::align_val_t{kAlign});
+    s->data = ::operator new (bytes == 0 ? kAlign : bytes, std::align_val_t{kAlign});
   } catch (...) {
     delete s;
     throw;

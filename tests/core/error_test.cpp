@@ -1,7 +1,8 @@
+#include "tenferro/error.hpp"
+
 #include <gtest/gtest.h>
 
 #include "tenferro/dtype.hpp"
-#include "tenferro/error.hpp"
 
 using namespace tenferro;
 
