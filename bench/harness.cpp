@@ -53,8 +53,8 @@ Measurement measure(Workload& w, const TimingPolicy& policy,
     const double want = policy.min_sample_ns / std::max(per_call, 1.0);
     iters = std::max<std::int64_t>(iters * 2, static_cast<std::int64_t>(std::ceil(want * 1.2)));
   }
-  std::int64_t batch =
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(policy.min_sample_ns / per_call)));
+  std::int64_t batch = std::max<std::int64_t>(
+      1, static_cast<std::int64_t>(std::ceil(policy.min_sample_ns / per_call)));
   if (per_call < policy.small_op_ns) batch = std::max(batch, policy.min_batch_small);
 
   int samples = policy.samples;

@@ -55,19 +55,19 @@ std::unique_ptr<Workload> make_workload(F op) {
 }
 
 struct TimingPolicy {
-  double min_sample_ns = 1e6;          // a sample lasts at least this long (1 ms)
+  double min_sample_ns = 1e6;           // a sample lasts at least this long (1 ms)
   std::int64_t min_batch_small = 1000;  // calls per sample for ops under small_op_ns
-  double small_op_ns = 10e3;           // "small": one call under 10 us
+  double small_op_ns = 10e3;            // "small": one call under 10 us
   int samples = 15;
   int warmup_calls = 3;
   double max_case_ns = 20e9;  // shrink the sample count when 15 samples would take longer
 };
 
 struct Measurement {
-  double median_ns = 0;  // per call
-  double iqr_ns = 0;     // per call
-  double min_ns = 0;     // per call, fastest sample
-  int repeats = 0;       // samples
+  double median_ns = 0;    // per call
+  double iqr_ns = 0;       // per call
+  double min_ns = 0;       // per call, fastest sample
+  int repeats = 0;         // samples
   std::int64_t batch = 0;  // calls per sample
   std::int64_t timed_calls = 0;
   std::int64_t counter = 0;  // sum of counter() deltas over the timed batches

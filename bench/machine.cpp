@@ -74,9 +74,9 @@ MachineState pin_and_probe(int count, double busy_sample_ms) {
   m.online_cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   m.allowed_cpus = allowed_cpus();
 
-  std::vector<int> want(m.allowed_cpus.begin(),
-                        m.allowed_cpus.begin() +
-                            std::min<std::size_t>(m.allowed_cpus.size(), std::max(count, 1)));
+  std::vector<int> want(
+      m.allowed_cpus.begin(),
+      m.allowed_cpus.begin() + std::min<std::size_t>(m.allowed_cpus.size(), std::max(count, 1)));
   if (static_cast<int>(m.allowed_cpus.size()) < count) {
     m.pin_note = std::to_string(count) + " threads on " + std::to_string(m.allowed_cpus.size()) +
                  " allowed CPUs (oversubscribed)";

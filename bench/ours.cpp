@@ -13,9 +13,8 @@
 // approximated by another variant.
 #include "ours.hpp"
 
-#include <tenferro/tenferro.hpp>
-
 #include <optional>
+#include <tenferro/tenferro.hpp>
 #include <vector>
 
 // What the tenferro side of this build can do. Each switch turns on when the API lands in main.
@@ -50,10 +49,14 @@ std::string op_missing(Op op) {
     case Op::sum_matmul:
       return TF_BENCH_HAVE_MATMUL && TF_BENCH_HAVE_REDUCE ? "" : "bmm or sum not in this build";
     case Op::sum_sq:
-      return TF_BENCH_HAVE_ELEMENTWISE && TF_BENCH_HAVE_REDUCE ? "" : "mul or sum not in this build";
-    case Op::add: return TF_BENCH_HAVE_ELEMENTWISE ? "" : "add not in this build";
-    case Op::sum: return TF_BENCH_HAVE_REDUCE ? "" : "sum not in this build";
-    case Op::einsum_tn: return TF_BENCH_HAVE_EINSUM ? "" : "einsum not in this build";
+      return TF_BENCH_HAVE_ELEMENTWISE && TF_BENCH_HAVE_REDUCE ? ""
+                                                               : "mul or sum not in this build";
+    case Op::add:
+      return TF_BENCH_HAVE_ELEMENTWISE ? "" : "add not in this build";
+    case Op::sum:
+      return TF_BENCH_HAVE_REDUCE ? "" : "sum not in this build";
+    case Op::einsum_tn:
+      return TF_BENCH_HAVE_EINSUM ? "" : "einsum not in this build";
   }
   return "unknown op";
 }
@@ -62,7 +65,8 @@ std::string op_missing(Op op) {
 [[maybe_unused]] Tensor forward(Op op, const Tensor* in) {
   switch (op) {
 #if TF_BENCH_HAVE_MATMUL
-    case Op::matmul: return tenferro::matmul(in[0], in[1]);
+    case Op::matmul:
+      return tenferro::matmul(in[0], in[1]);
     case Op::chain10_matmul: {
       Tensor x = tenferro::matmul(in[0], in[1]);
       for (int i = 1; i < 10; ++i) x = tenferro::matmul(x, in[1]);
@@ -70,21 +74,27 @@ std::string op_missing(Op op) {
     }
 #endif
 #if TF_BENCH_HAVE_MATMUL && TF_BENCH_HAVE_REDUCE
-    case Op::sum_matmul: return tenferro::sum(tenferro::matmul(in[0], in[1]));
+    case Op::sum_matmul:
+      return tenferro::sum(tenferro::matmul(in[0], in[1]));
 #endif
 #if TF_BENCH_HAVE_ELEMENTWISE && TF_BENCH_HAVE_REDUCE
-    case Op::sum_sq: return tenferro::sum(in[0] * in[0]);
+    case Op::sum_sq:
+      return tenferro::sum(in[0] * in[0]);
 #endif
 #if TF_BENCH_HAVE_ELEMENTWISE
-    case Op::add: return in[0] + in[1];
+    case Op::add:
+      return in[0] + in[1];
 #endif
 #if TF_BENCH_HAVE_REDUCE
-    case Op::sum: return tenferro::sum(in[0]);
+    case Op::sum:
+      return tenferro::sum(in[0]);
 #endif
 #if TF_BENCH_HAVE_EINSUM
-    case Op::einsum_tn: return tenferro::einsum("ab,acd,bce->de", {in[0], in[1], in[2]});
+    case Op::einsum_tn:
+      return tenferro::einsum("ab,acd,bce->de", {in[0], in[1], in[2]});
 #endif
-    default: break;
+    default:
+      break;
   }
   throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: op not in this build");
 }
@@ -166,7 +176,8 @@ void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
     eager_missing = "eager grad (autodiff) not in this build";
   }
   std::string runtime_missing =
-      TF_BENCH_HAVE_RUNTIME ? "" : "CPU runtime (executor_entries, scopes, sessions) not in this build";
+      TF_BENCH_HAVE_RUNTIME ? ""
+                            : "CPU runtime (executor_entries, scopes, sessions) not in this build";
 
   for (std::string_view v : {"eager", "eager_scope", "session"}) {
     if (!want(v)) continue;
@@ -181,7 +192,8 @@ void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
   }
 
   std::string trace_missing = missing_op;
-  if (trace_missing.empty() && !TF_BENCH_HAVE_TRACE) trace_missing = "trace/Runtime not in this build";
+  if (trace_missing.empty() && !TF_BENCH_HAVE_TRACE)
+    trace_missing = "trace/Runtime not in this build";
   if (trace_missing.empty() && !runtime_missing.empty()) trace_missing = runtime_missing;
   for (std::string_view v : {"trace_prepared", "trace_prepared_scope"}) {
     if (!want(v)) continue;

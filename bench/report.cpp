@@ -35,10 +35,18 @@ std::string json_escape(const std::string& s) {
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(ch) < 0x20) {
           char buf[8];
@@ -82,12 +90,15 @@ JsonObject parse_json_line(const std::string& line) {
     while (i < line.size() && line[i] != '"') {
       if (line[i] == '\\' && i + 1 < line.size()) {
         char e = line[++i];
-        if (e == 'n') out += '\n';
-        else if (e == 't') out += '\t';
+        if (e == 'n')
+          out += '\n';
+        else if (e == 't')
+          out += '\t';
         else if (e == 'u' && i + 4 < line.size()) {
           out += static_cast<char>(std::stoi(line.substr(i + 1, 4), nullptr, 16));
           i += 4;
-        } else out += e;
+        } else
+          out += e;
       } else {
         out += line[i];
       }
@@ -126,7 +137,8 @@ JsonObject parse_json_line(const std::string& line) {
       const std::size_t start = i;
       while (i < line.size() && line[i] != ',' && line[i] != '}') ++i;
       value = line.substr(start, i - start);
-      while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+      while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
+        value.pop_back();
     }
     o[key] = value;
     ws();
@@ -155,10 +167,14 @@ Row row_from_json(const JsonObject& o) {
 std::string format_ns(double ns) {
   char buf[32];
   if (ns < 0) return "?";
-  if (ns < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  else if (ns < 1e6) std::snprintf(buf, sizeof buf, "%.3g µs", ns / 1e3);
-  else if (ns < 1e9) std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
+  if (ns < 1e3)
+    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (ns < 1e6)
+    std::snprintf(buf, sizeof buf, "%.3g µs", ns / 1e3);
+  else if (ns < 1e9)
+    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
   return buf;
 }
 
@@ -166,9 +182,9 @@ void write_markdown(std::ostream& os, const std::vector<JsonObject>& headers,
                     const std::vector<Row>& rows) {
   for (const auto& h : headers) {
     os << "- **" << get(h, "threads") << " thread(s)**: CPUs " << get(h, "pinned_cpus") << " of "
-       << get(h, "online_cpus") << " (" << get(h, "cpu_model") << "); loadavg "
-       << get(h, "loadavg") << ", busy " << get(h, "busy_pct") << "% over "
-       << get(h, "busy_sample_ms") << " ms before the run: "
+       << get(h, "online_cpus") << " (" << get(h, "cpu_model") << "); loadavg " << get(h, "loadavg")
+       << ", busy " << get(h, "busy_pct") << "% over " << get(h, "busy_sample_ms")
+       << " ms before the run: "
        << (get(h, "idle") == "true" ? "idle" : "NOT idle (" + get(h, "idle_note") + ")")
        << "; libtorch " << (get(h, "libtorch").empty() ? "absent" : get(h, "libtorch")) << "\n";
   }

@@ -4,8 +4,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "harness.hpp"
@@ -78,7 +78,8 @@ int run_child(const RunOptions& opt, int threads, const std::string& out_file) {
   const TimingPolicy policy = policy_for(opt);
 
   const std::string src = TENFERRO_SOURCE_DIR;
-  const std::string commit = shell_line("git -C '" + src + "' rev-parse --short=12 HEAD 2>/dev/null");
+  const std::string commit =
+      shell_line("git -C '" + src + "' rev-parse --short=12 HEAD 2>/dev/null");
   const bool dirty =
       !shell_line("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null")
            .empty();
@@ -94,15 +95,18 @@ int run_child(const RunOptions& opt, int threads, const std::string& out_file) {
   h += str("cpu_model", m.cpu_model) + raw("online_cpus", std::to_string(m.online_cpus));
   // The parent's CPU set (this process was pinned before exec, see main.cpp).
   const std::string parent_cpus = env("TENFERRO_BENCH_PARENT_CPUS");
-  h += raw("allowed_cpus", parent_cpus.empty() ? json_array(m.allowed_cpus) : parent_cpus) + raw("pinned_cpus", json_array(m.pinned_cpus));
+  h += raw("allowed_cpus", parent_cpus.empty() ? json_array(m.allowed_cpus) : parent_cpus) +
+       raw("pinned_cpus", json_array(m.pinned_cpus));
   h += raw("pinned", m.pinned ? "true" : "false") + str("pin_note", m.pin_note);
   h += raw("loadavg", json_array(std::vector<double>(m.loadavg, m.loadavg + 3), 2));
-  h += raw("busy_pct", json_array(m.busy_pct)) + raw("busy_sample_ms", std::to_string(static_cast<int>(m.busy_sample_ms)));
+  h += raw("busy_pct", json_array(m.busy_pct)) +
+       raw("busy_sample_ms", std::to_string(static_cast<int>(m.busy_sample_ms)));
   h += raw("idle", m.idle ? "true" : "false") + str("idle_note", m.idle_note);
   h += str("libtorch", torch_twin::version()) + str("libtorch_threads", torch_threads);
   h += raw("openblas_threads", std::to_string(blas_threads));
-  h += str("env", "OMP_NUM_THREADS=" + env("OMP_NUM_THREADS") + " OPENBLAS_NUM_THREADS=" +
-                      env("OPENBLAS_NUM_THREADS") + " OPENBLAS_CORETYPE=" + env("OPENBLAS_CORETYPE"));
+  h += str("env", "OMP_NUM_THREADS=" + env("OMP_NUM_THREADS") +
+                      " OPENBLAS_NUM_THREADS=" + env("OPENBLAS_NUM_THREADS") +
+                      " OPENBLAS_CORETYPE=" + env("OPENBLAS_CORETYPE"));
   h += str("tenferro", ours::describe_build());
   h += raw("quick", opt.quick ? "true" : "false");
   char pol[160];

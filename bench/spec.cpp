@@ -14,11 +14,9 @@ const std::vector<CaseSpec>& all_cases() {
     for (std::int64_t n : {2, 8, 32}) {
       add("matmul_" + std::to_string(n), Op::matmul, Dt::f64, {{n, n}, {n, n}});
     }
-    add("chain10_matmul_2x2", Op::chain10_matmul, Dt::f64, {{2, 2}, {2, 2}}, false,
-        "chain of 10");
+    add("chain10_matmul_2x2", Op::chain10_matmul, Dt::f64, {{2, 2}, {2, 2}}, false, "chain of 10");
     // Tiny ops with a gradient: forward + backward per call.
-    add("grad_sum_bmm_2x2_b16", Op::sum_matmul, Dt::f64, {{16, 2, 2}, {16, 2, 2}}, true,
-        "fwd+bwd");
+    add("grad_sum_bmm_2x2_b16", Op::sum_matmul, Dt::f64, {{16, 2, 2}, {16, 2, 2}}, true, "fwd+bwd");
     for (std::int64_t n : {3, 64, 1024}) {
       add("grad_sum_sq_" + std::to_string(n), Op::sum_sq, Dt::f64, {{n}}, true, "fwd+bwd");
     }
@@ -38,8 +36,8 @@ const std::vector<CaseSpec>& all_cases() {
 std::vector<double> input_values(std::int64_t numel, std::uint64_t seed) {
   std::vector<double> out(static_cast<std::size_t>(numel));
   for (std::int64_t i = 0; i < numel; ++i) {
-    const std::uint64_t x = static_cast<std::uint64_t>(i) * 6364136223846793005ull +
-                            seed * 1442695040888963407ull;
+    const std::uint64_t x =
+        static_cast<std::uint64_t>(i) * 6364136223846793005ull + seed * 1442695040888963407ull;
     out[static_cast<std::size_t>(i)] = (static_cast<double>(x % 1024) - 512.0) / 512.0;
   }
   return out;

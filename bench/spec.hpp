@@ -56,8 +56,7 @@ std::string_view dtype_name(Dt d);
 std::string describe_inputs(const CaseSpec& c);
 
 /// The variants, in column order. Not every variant applies to every case.
-inline constexpr std::string_view kVariants[] = {"eager",          "eager_scope",
-                                                 "session",        "trace_prepared",
-                                                 "trace_prepared_scope", "libtorch"};
+inline constexpr std::string_view kVariants[] = {
+    "eager", "eager_scope", "session", "trace_prepared", "trace_prepared_scope", "libtorch"};
 
 }  // namespace bench

@@ -29,17 +29,23 @@ torch::Tensor mat(const torch::Tensor& a, const torch::Tensor& b) {
 // Forward result of a case, given its inputs (no tensor handle is copied per call).
 torch::Tensor forward(Op op, const torch::Tensor* in) {
   switch (op) {
-    case Op::matmul: return mat(in[0], in[1]);
+    case Op::matmul:
+      return mat(in[0], in[1]);
     case Op::chain10_matmul: {
       torch::Tensor x = mat(in[0], in[1]);
       for (int i = 1; i < 10; ++i) x = mat(x, in[1]);
       return x;
     }
-    case Op::sum_matmul: return mat(in[0], in[1]).sum();
-    case Op::sum_sq: return (in[0] * in[0]).sum();
-    case Op::add: return in[0] + in[1];
-    case Op::sum: return in[0].sum();
-    case Op::einsum_tn: return torch::einsum("ab,acd,bce->de", {in[0], in[1], in[2]});
+    case Op::sum_matmul:
+      return mat(in[0], in[1]).sum();
+    case Op::sum_sq:
+      return (in[0] * in[0]).sum();
+    case Op::add:
+      return in[0] + in[1];
+    case Op::sum:
+      return in[0].sum();
+    case Op::einsum_tn:
+      return torch::einsum("ab,acd,bce->de", {in[0], in[1], in[2]});
   }
   throw std::logic_error("unknown op");
 }
