@@ -13,7 +13,8 @@
 // approximated by another variant.
 #include "ours.hpp"
 
-#include <optional>
+#include <memory>
+#include <span>
 #include <tenferro/tenferro.hpp>
 #include <vector>
 
@@ -148,6 +149,72 @@ void run_variant(const Context& ctx, std::string_view variant, Body&& body) {
   ctx.emit(r);
 }
 
+// The op (or its gradient) as an eager call on the current backend.
+std::unique_ptr<Workload> eager_workload(const Context& ctx) {
+  const Op op = ctx.c.op;
+  const Tensor* in = ctx.inputs.data();
+  if (ctx.c.grad) {
+#if TF_BENCH_HAVE_GRAD
+    const std::span<const Tensor> args(ctx.inputs);
+    return make_workload([op, args] {
+      return tenferro::grad([op](std::span<const Tensor> x) { return forward(op, x.data()); },
+                            args);
+    });
+#else
+    throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: grad not in this build");
+#endif
+  }
+  return make_workload([op, in] { return forward(op, in); });
+}
+
+// The op traced once (grad-transformed for gradient cases) and prepared on a runtime over
+// `backend`, outside the clock; a call is Runtime::run.
+std::unique_ptr<Workload> traced_workload([[maybe_unused]] const Context& ctx,
+                                          [[maybe_unused]] const tenferro::CpuBackend& backend) {
+#if TF_BENCH_HAVE_TRACE
+  std::vector<tenferro::ValueSpec> specs;
+  for (const Tensor& t : ctx.inputs) specs.push_back(tenferro::ValueSpec{t.shape(), t.dtype()});
+  const Op op = ctx.c.op;
+  auto f = [op](std::span<const Tensor> x) { return forward(op, x.data()); };
+  tenferro::Program p = tenferro::trace(f, std::span<const tenferro::ValueSpec>(specs));
+  if (ctx.c.grad) p = tenferro::grad(p);
+  struct Traced {
+    tenferro::Runtime rt;
+    tenferro::PreparedProgram plan;
+    std::span<const Tensor> args;
+    std::vector<Tensor> operator()() const { return rt.run(plan, args); }
+  };
+  tenferro::Runtime rt(backend);
+  tenferro::PreparedProgram plan = rt.prepare(p);
+  return make_workload(Traced{rt, plan, std::span<const Tensor>(ctx.inputs)});
+#else
+  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: trace not in this build");
+#endif
+}
+
+// eager_scope / trace_prepared_scope: warm-up, calibration and every sample inside ONE
+// with_execution_scope; its entries are counted from just before entry until it has ended.
+// session: the same inside ONE with_session; entries counted during the timed batches.
+template <class Entries>
+void run_in_context([[maybe_unused]] const Context& ctx,
+                    [[maybe_unused]] const tenferro::CpuBackend& backend, std::string_view v,
+                    [[maybe_unused]] Workload& w, [[maybe_unused]] Measurement& m,
+                    [[maybe_unused]] Row& r, [[maybe_unused]] Entries& entries) {
+#if TF_BENCH_HAVE_RUNTIME
+  if (v == "session") {
+    m = backend.with_session([&](tenferro::Session&) { return measure(w, ctx.policy, entries); });
+    r.executor_entries = m.counter;
+    return;
+  }
+  const std::int64_t e0 = entries();
+  m = backend.with_execution_scope([&] { return measure(w, ctx.policy); });
+  r.executor_entries = entries() - e0;
+#else
+  throw tenferro::Error(tenferro::ErrorKind::Unsupported,
+                        "bench: " + std::string(v) + " needs the CPU runtime");
+#endif
+}
+
 }  // namespace
 
 std::string describe_build() {
@@ -168,39 +235,55 @@ void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     ctx.inputs.push_back(make_input(c.inputs[i], c.dtype, i + 1));
   }
-  const std::string missing_op = op_missing(c.op);
-
-  // Eager variants need the op (and autodiff for gradient cases).
-  std::string eager_missing = missing_op;
+  std::string eager_missing = op_missing(c.op);
   if (eager_missing.empty() && c.grad && !TF_BENCH_HAVE_GRAD) {
     eager_missing = "eager grad (autodiff) not in this build";
   }
-  std::string runtime_missing =
+  std::string trace_missing = op_missing(c.op);
+  if (trace_missing.empty() && !TF_BENCH_HAVE_TRACE)
+    trace_missing = "trace/Runtime not in this build";
+  const std::string runtime_missing =
       TF_BENCH_HAVE_RUNTIME ? ""
-                            : "CPU runtime (executor_entries, scopes, sessions) not in this build";
+                            : "CPU runtime (scopes, sessions, executor_entries) not in this build";
 
-  for (std::string_view v : {"eager", "eager_scope", "session"}) {
+  // One backend per case and thread count: every variant of the case runs on it.
+  tenferro::CpuBackend backend(tenferro::CpuBackendOptions{.threads = threads});
+  [[maybe_unused]] auto entries = [&]() -> std::int64_t {
+#if TF_BENCH_HAVE_RUNTIME
+    return static_cast<std::int64_t>(backend.executor_entries());
+#else
+    return -1;
+#endif
+  };
+
+  for (std::string_view v :
+       {"eager", "eager_scope", "session", "trace_prepared", "trace_prepared_scope"}) {
     if (!want(v)) continue;
-    if (!eager_missing.empty()) {
-      emit_unsupported(ctx, v, eager_missing);
+    const bool traced = v.starts_with("trace");
+    const std::string& missing = traced ? trace_missing : eager_missing;
+    if (!missing.empty()) {
+      emit_unsupported(ctx, v, missing);
       continue;
     }
-    if (!runtime_missing.empty()) {
+    if (v != "eager" && !runtime_missing.empty()) {
       emit_unsupported(ctx, v, runtime_missing);
       continue;
     }
-  }
-
-  std::string trace_missing = missing_op;
-  if (trace_missing.empty() && !TF_BENCH_HAVE_TRACE)
-    trace_missing = "trace/Runtime not in this build";
-  if (trace_missing.empty() && !runtime_missing.empty()) trace_missing = runtime_missing;
-  for (std::string_view v : {"trace_prepared", "trace_prepared_scope"}) {
-    if (!want(v)) continue;
-    if (!trace_missing.empty()) {
-      emit_unsupported(ctx, v, trace_missing);
-      continue;
-    }
+    run_variant(ctx, v, [&](Row& r) {
+      tenferro::BackendGuard use(backend);
+      std::unique_ptr<Workload> w = traced ? traced_workload(ctx, backend) : eager_workload(ctx);
+      Measurement m;
+      if (v == "eager") {
+        std::function<std::int64_t()> counter;
+        if (TF_BENCH_HAVE_RUNTIME) counter = entries;
+        m = measure(*w, ctx.policy, counter);
+        r.executor_entries = TF_BENCH_HAVE_RUNTIME ? m.counter : -1;
+        if (!TF_BENCH_HAVE_RUNTIME) r.note = "executor entries not counted (runtime stand-in)";
+      } else {
+        run_in_context(ctx, backend, v, *w, m, r, entries);
+      }
+      fill(r, m);
+    });
   }
 }
 

@@ -180,6 +180,13 @@ std::string format_ns(double ns) {
 
 void write_markdown(std::ostream& os, const std::vector<JsonObject>& headers,
                     const std::vector<Row>& rows) {
+  if (!headers.empty()) {
+    const auto& h = headers.front();
+    os << "Run " << get(h, "date") << ", commit `" << get(h, "commit") << "`"
+       << (get(h, "dirty") == "true" ? " (with uncommitted changes)" : "") << ", "
+       << get(h, "cpu_model") << ", " << (get(h, "quick") == "true" ? "--quick" : "full")
+       << " policy; tenferro build: " << get(h, "tenferro") << "\n\n";
+  }
   for (const auto& h : headers) {
     os << "- **" << get(h, "threads") << " thread(s)**: CPUs " << get(h, "pinned_cpus") << " of "
        << get(h, "online_cpus") << " (" << get(h, "cpu_model") << "); loadavg " << get(h, "loadavg")
