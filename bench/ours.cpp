@@ -13,6 +13,9 @@
 // approximated by another variant.
 #include "ours.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 #include <span>
 #include <tenferro/tenferro.hpp>
@@ -105,6 +108,7 @@ struct Context {
   int threads;
   const TimingPolicy& policy;
   const std::function<void(const Row&)>& emit;
+  const std::vector<double>& reference;
   std::vector<Tensor> inputs;
 };
 
@@ -122,6 +126,29 @@ void emit_unsupported(const Context& ctx, std::string_view variant, const std::s
   r.status = "unsupported";
   r.note = why;
   ctx.emit(r);
+}
+
+// Compares a variant's result with the libtorch twin's (when there is one).
+void check(const Context& ctx, const std::vector<double>& ours, Row& r) {
+  const auto& ref = ctx.reference;
+  if (ref.empty()) return;
+  if (ours.size() != ref.size()) {
+    r.check = "mismatch";
+    r.note = "result has " + std::to_string(ours.size()) + " values, libtorch " +
+             std::to_string(ref.size());
+    return;
+  }
+  double scale = 1, err = 0;
+  for (double v : ref) scale = std::max(scale, std::abs(v));
+  for (std::size_t i = 0; i < ref.size(); ++i) err = std::max(err, std::abs(ours[i] - ref[i]));
+  const double tol = ctx.c.dtype == Dt::f32 ? 1e-4 : 1e-10;
+  r.check = err <= tol * scale ? "ok" : "mismatch";
+  if (r.check == "mismatch") {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "differs from libtorch: max |diff| %.3g (scale %.3g)", err,
+                  scale);
+    r.note = buf;
+  }
 }
 
 // Fills the timing fields of `r` from a measurement.
@@ -149,14 +176,41 @@ void run_variant(const Context& ctx, std::string_view variant, Body&& body) {
   ctx.emit(r);
 }
 
+std::vector<double> flatten(const Tensor& t) {
+  if (t.dtype() == tenferro::DType::f32) {
+    auto v = t.to_vector<float>();
+    return std::vector<double>(v.begin(), v.end());
+  }
+  return t.to_vector<double>();
+}
+std::vector<double> flatten(const std::vector<Tensor>& ts) {
+  std::vector<double> out;
+  for (const auto& t : ts) {
+    auto v = flatten(t);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+// A variant ready to time, and the result of one untimed call of it (checked against libtorch).
+struct Prepared {
+  std::unique_ptr<Workload> workload;
+  std::vector<double> result;
+};
+template <class F>
+Prepared prepared(F op) {
+  std::vector<double> result = flatten(op());
+  return Prepared{make_workload(std::move(op)), std::move(result)};
+}
+
 // The op (or its gradient) as an eager call on the current backend.
-std::unique_ptr<Workload> eager_workload(const Context& ctx) {
+Prepared eager_workload(const Context& ctx) {
   const Op op = ctx.c.op;
   const Tensor* in = ctx.inputs.data();
   if (ctx.c.grad) {
 #if TF_BENCH_HAVE_GRAD
     const std::span<const Tensor> args(ctx.inputs);
-    return make_workload([op, args] {
+    return prepared([op, args] {
       return tenferro::grad([op](std::span<const Tensor> x) { return forward(op, x.data()); },
                             args);
     });
@@ -164,13 +218,13 @@ std::unique_ptr<Workload> eager_workload(const Context& ctx) {
     throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: grad not in this build");
 #endif
   }
-  return make_workload([op, in] { return forward(op, in); });
+  return prepared([op, in] { return forward(op, in); });
 }
 
 // The op traced once (grad-transformed for gradient cases) and prepared on a runtime over
 // `backend`, outside the clock; a call is Runtime::run.
-std::unique_ptr<Workload> traced_workload([[maybe_unused]] const Context& ctx,
-                                          [[maybe_unused]] const tenferro::CpuBackend& backend) {
+Prepared traced_workload([[maybe_unused]] const Context& ctx,
+                         [[maybe_unused]] const tenferro::CpuBackend& backend) {
 #if TF_BENCH_HAVE_TRACE
   std::vector<tenferro::ValueSpec> specs;
   for (const Tensor& t : ctx.inputs) specs.push_back(tenferro::ValueSpec{t.shape(), t.dtype()});
@@ -186,7 +240,7 @@ std::unique_ptr<Workload> traced_workload([[maybe_unused]] const Context& ctx,
   };
   tenferro::Runtime rt(backend);
   tenferro::PreparedProgram plan = rt.prepare(p);
-  return make_workload(Traced{rt, plan, std::span<const Tensor>(ctx.inputs)});
+  return prepared(Traced{rt, plan, std::span<const Tensor>(ctx.inputs)});
 #else
   throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: trace not in this build");
 #endif
@@ -229,9 +283,10 @@ std::string describe_build() {
 }
 
 void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
+              const std::vector<double>& reference,
               const std::function<bool(std::string_view)>& want,
               const std::function<void(const Row&)>& emit) {
-  Context ctx{c, threads, policy, emit, {}};
+  Context ctx{c, threads, policy, emit, reference, {}};
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     ctx.inputs.push_back(make_input(c.inputs[i], c.dtype, i + 1));
   }
@@ -271,7 +326,9 @@ void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
     }
     run_variant(ctx, v, [&](Row& r) {
       tenferro::BackendGuard use(backend);
-      std::unique_ptr<Workload> w = traced ? traced_workload(ctx, backend) : eager_workload(ctx);
+      Prepared p = traced ? traced_workload(ctx, backend) : eager_workload(ctx);
+      check(ctx, p.result, r);
+      Workload* w = p.workload.get();
       Measurement m;
       if (v == "eager") {
         std::function<std::int64_t()> counter;

@@ -73,6 +73,7 @@ std::string to_json(const Row& r) {
   s += ",\"repeats\":" + std::to_string(r.repeats);
   s += ",\"batch\":" + std::to_string(r.batch);
   s += ",\"executor_entries\":" + std::to_string(r.executor_entries);
+  s += ",\"check\":\"" + json_escape(r.check) + "\"";
   s += ",\"unit\":\"" + json_escape(r.unit) + "\"";
   s += ",\"note\":\"" + json_escape(r.note) + "\"}";
   return s;
@@ -159,6 +160,7 @@ Row row_from_json(const JsonObject& o) {
   r.repeats = static_cast<int>(to_double(o, "repeats", 0));
   r.batch = static_cast<std::int64_t>(to_double(o, "batch", 0));
   r.executor_entries = static_cast<std::int64_t>(to_double(o, "executor_entries", -1));
+  r.check = get(o, "check");
   r.unit = get(o, "unit");
   r.note = get(o, "note");
   return r;
@@ -247,13 +249,19 @@ void write_markdown(std::ostream& os, const std::vector<JsonObject>& headers,
         os << " |";
       }
       std::string entries;
+      bool any = false;
       for (auto v : {"eager_scope", "trace_prepared_scope"}) {
         auto vit = vs.find(v);
-        if (vit == vs.end() || vit->second->status != "ok") continue;
+        entries += entries.empty() ? "" : " / ";
+        if (vit == vs.end() || vit->second->status != "ok") {
+          entries += "—";
+          continue;
+        }
+        any = true;
         const auto e = vit->second->executor_entries;
-        entries += (entries.empty() ? "" : " / ") + std::to_string(e) + (e == 1 ? "" : " (!)");
+        entries += std::to_string(e) + (e == 1 ? "" : " (!)");
       }
-      os << " " << (entries.empty() ? "—" : entries) << " |\n";
+      os << " " << (any ? entries : "—") << " |\n";
     }
   }
   os << "\nCells: median per op; (ratio) = tenferro / libtorch in the same run (below 1: faster "

@@ -24,8 +24,9 @@ struct Row {
   /// *_scope variants: entries from just before the scope is entered until it has ended (must be
   /// 1); other tenferro variants: entries during the timed batches; -1 for libtorch.
   std::int64_t executor_entries = -1;
-  std::string unit;  // what one op is ("call", "chain of 10", "fwd+bwd")
-  std::string note;  // why unsupported / error text / remarks
+  std::string check = "none";  // result vs libtorch: ok | mismatch | none
+  std::string unit;            // what one op is ("call", "chain of 10", "fwd+bwd")
+  std::string note;            // why unsupported / error text / remarks
 };
 
 /// A flat JSON object: string, number, bool and null values; arrays are kept as raw text.

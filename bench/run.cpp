@@ -129,7 +129,8 @@ int run_child(const RunOptions& opt, int threads, const std::string& out_file) {
   };
   for (const CaseSpec& c : all_cases()) {
     if (!std::regex_search(c.name, case_re)) continue;
-    ours::run_case(c, threads, policy, want, emit);
+    const std::vector<double> reference = torch_twin::reference(c);
+    ours::run_case(c, threads, policy, reference, want, emit);
     if (!want("libtorch")) continue;
     Row r;
     r.case_name = c.name;
@@ -175,6 +176,22 @@ void print_markdown(std::ostream& os, const std::vector<std::string>& json_lines
   std::map<std::string, std::set<std::string>> reasons;
   for (const auto& r : rows) {
     if (r.status != "ok") reasons[r.status + ": " + r.note].insert(r.variant);
+  }
+  int checked = 0;
+  std::vector<std::string> mismatches;
+  for (const auto& r : rows) {
+    if (r.check == "ok") ++checked;
+    if (r.check == "mismatch") {
+      mismatches.push_back(r.case_name + " " + r.variant + " T" + std::to_string(r.threads) + ": " +
+                           r.note);
+    }
+  }
+  os << "\nResult check: " << checked << " tenferro rows agree with libtorch";
+  if (mismatches.empty()) {
+    os << ", none differs.\n";
+  } else {
+    os << "; " << mismatches.size() << " DIFFER:\n";
+    for (const auto& m : mismatches) os << "- " << m << "\n";
   }
   if (!reasons.empty()) {
     os << "\nNot measured:\n";

@@ -85,4 +85,24 @@ std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not) {
   }
 }
 
+std::vector<double> reference(const CaseSpec& c) {
+  std::vector<torch::Tensor> in;
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    in.push_back(make_input(c.inputs[i], c.dtype, i + 1, c.grad));
+  }
+  std::vector<torch::Tensor> outs;
+  if (c.grad) {
+    outs = torch::autograd::grad({forward(c.op, in.data())}, in);
+  } else {
+    outs.push_back(forward(c.op, in.data()));
+  }
+  std::vector<double> flat;
+  for (const auto& t : outs) {
+    auto d = t.detach().to(torch::kFloat64).contiguous();
+    const double* p = d.data_ptr<double>();
+    flat.insert(flat.end(), p, p + d.numel());
+  }
+  return flat;
+}
+
 }  // namespace bench::torch_twin

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness.hpp"
 #include "spec.hpp"
@@ -22,5 +23,9 @@ std::string configure_threads(int threads);
 
 /// A set-up, ready-to-time twin of `c`, or nullptr with `why_not` filled in.
 std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not);
+
+/// The twin's result for `c`, flattened to doubles (all gradients concatenated, in input order),
+/// to cross-check tenferro's; empty when there is no twin.
+std::vector<double> reference(const CaseSpec& c);
 
 }  // namespace bench::torch_twin

@@ -12,4 +12,6 @@ std::unique_ptr<Workload> make(const CaseSpec&, std::string* why_not) {
   return nullptr;
 }
 
+std::vector<double> reference(const CaseSpec&) { return {}; }
+
 }  // namespace bench::torch_twin
