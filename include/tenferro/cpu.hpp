@@ -1,23 +1,351 @@
-// TEMPORARY STAND-IN, replaced by the CPU runtime branch (issue 3) on merge.
+// The CPU runtime: backends, resource permits, sessions and the shared execution scope.
+//
+//   tenferro::CpuBackend backend(tenferro::CpuBackendOptions{.threads = 4});
+//   int v = backend.with_execution_scope([&] {
+//     // eager ops, AD and prepared traces through copies of `backend` run here under ONE
+//     // resource permit and ONE executor entry (docs/notes/runtime.md, Note [Operation loan]).
+//     return 17;
+//   });
+//
+// A CpuBackend is a cheap copyable *witness*: copies share one backend (same identity, same
+// engine, same thread pool); every constructor makes a new one. Work on a backend is admitted by
+// a process-wide arbiter (Note [Permit ordering]) and guarded against re-entry (Note [Owner
+// guard]). The admission outcomes are the table in DESIGN.md section 4; the notes named here are
+// in docs/notes/runtime.md.
 #pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <oneapi/tbb/task_arena.h>
+
 
 namespace tenferro {
-enum class BackendKind { native, blas };
-struct CpuBackendOptions {
-  int threads = 0;
-  BackendKind kind = BackendKind::native;
-};
-class CpuBackend {
+
+// ---------------------------------------------------------------------------------------------
+// CpuSet
+
+/// A set of logical CPU ids in [0, CpuSet::max_cpus). A plain value; not thread-safe to mutate
+/// concurrently, safe to read concurrently.
+class CpuSet {
  public:
-  CpuBackend() : CpuBackend(CpuBackendOptions{}) {}
-  explicit CpuBackend(CpuBackendOptions o) : state_(std::make_shared<CpuBackendOptions>(o)) {}
-  int threads() const { return state_->threads <= 0 ? 1 : state_->threads; }
-  BackendKind kind() const { return state_->kind; }
-  bool same_witness(const CpuBackend& o) const { return state_ == o.state_; }
+  static constexpr int max_cpus = 1024;
+
+  CpuSet() noexcept = default;
+  /// The set holding exactly `cpus`. Throws Error{InvalidArgument} for an id outside [0, max_cpus).
+  CpuSet(std::initializer_list<int> cpus);
+  /// The CPUs the process may run on (sched_getaffinity of the process's main thread).
+  static CpuSet process_allowed();
+  /// The set {0, ..., n-1}.
+  static CpuSet first_n(int n);
+
+  /// Adds / removes `cpu`. Throws Error{InvalidArgument} for an id outside [0, max_cpus).
+  void add(int cpu);
+  void remove(int cpu);
+  bool contains(int cpu) const noexcept;
+  /// True when every CPU of `other` is in this set.
+  bool contains(const CpuSet& other) const noexcept;
+  bool overlaps(const CpuSet& other) const noexcept;
+  int count() const noexcept;
+  bool empty() const noexcept { return count() == 0; }
+  /// The lowest CPU id, or -1 when empty.
+  int first() const noexcept;
+  CpuSet intersect(const CpuSet& other) const noexcept;
+  std::vector<int> to_vector() const;
+  /// Ranges in ascending order, e.g. "0-3,8,10-11"; "" when empty.
+  std::string to_string() const;
+  friend bool operator==(const CpuSet&, const CpuSet&) noexcept = default;
 
  private:
-  std::shared_ptr<CpuBackendOptions> state_;
+  static constexpr int kWords = max_cpus / 64;
+  std::array<std::uint64_t, kWords> words_{};
 };
+
+// ---------------------------------------------------------------------------------------------
+// Options and reports
+
+/// Who owns the worker threads of an operation's arithmetic.
+///  - native: our kernels parallelise on the backend's arena; OpenBLAS runs single-threaded.
+///  - blas: OpenBLAS owns its (process-global) worker threads, so every admission holds a
+///    provider-exclusive permit that conflicts with every other permit.
+enum class BackendKind : std::uint8_t { native, blas };
+std::string_view to_string(BackendKind kind) noexcept;
+
+/// Settings of a managed backend. Validated by the CpuBackend constructor.
+struct CpuBackendOptions {
+  /// Thread budget: 0 = available cores (the placement's count, else the process's allowed CPUs);
+  /// 1 = run inline on the caller, no pool; N > 1 = a oneTBB arena of N threads, created lazily on
+  /// first use. N may exceed the core count (an explicit 4-thread backend works on 2 cores).
+  int threads = 0;
+  BackendKind kind = BackendKind::native;
+  /// CPUs this backend's permits claim (and workers are pinned to, if pin_workers); default: all
+  /// CPUs the process may use. Must be a non-empty subset of CpuSet::process_allowed().
+  std::optional<CpuSet> placement;
+  /// Confine arena workers to the placement (sched_setaffinity), verified from inside each worker
+  /// (see CpuBackendDiagnostics). The calling thread that enters the arena is never re-pinned.
+  bool pin_workers = false;
+  /// Bytes of free output buffers the engine's buffer pool may retain.
+  std::size_t buffer_pool_limit_bytes = std::size_t{256} << 20;
+};
+
+/// Exact counters of an engine's output buffer pool (Note [Buffer pool ownership]).
+struct BufferPoolStats {
+  std::uint64_t hits = 0;             // allocations served from a retained buffer
+  std::uint64_t misses = 0;           // allocations that went to the heap
+  std::uint64_t dropped = 0;          // returned buffers freed instead of retained (over limit)
+  std::size_t retained_bytes = 0;     // capacity of the free buffers kept
+  std::size_t retained_buffers = 0;
+  std::size_t outstanding_buffers = 0;  // handed out and not yet returned
+  std::size_t outstanding_bytes = 0;    // their capacity
+  std::size_t limit_bytes = 0;
+};
+
+/// A snapshot of what a backend has done, for tests and tuning. Reading it never blocks on work.
+struct CpuBackendDiagnostics {
+  std::uint64_t executor_entries = 0;  // entries into this backend's executor (Note [Executor entry])
+  std::uint64_t permits_acquired = 0;  // permits taken by admissions of this backend
+  int threads = 1;                     // thread budget
+  BackendKind kind = BackendKind::native;
+  CpuSet cpus;                         // the CPU set its permits claim (or the declared set)
+  bool external = false;               // runs on a caller-owned arena
+  bool arena_created = false;          // this backend created its own arena (lazy; never for external)
+  bool pinning_requested = false;
+  bool pinning_verified = false;  // >= 1 worker pinned and verified, and no worker failed
+  int workers_pinned = 0;         // workers whose affinity was set and read back equal
+  int pin_failures = 0;
+  std::string pinning_note;       // why pinning is not verified (OS refusal, no worker yet, ...)
+};
+
+class CpuBackend;
+class Session;
+
+namespace detail {
+class BackendState;
+class ExecContext;
+class Arbiter;
+
+/// A non-owning, non-allocating reference to a callable (lives only for the call it is passed to).
+template <class Sig>
+class FunctionRef;
+template <class R, class... A>
+class FunctionRef<R(A...)> {
+ public:
+  template <class F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef>)
+  FunctionRef(F&& f) noexcept  // NOLINT(google-explicit-constructor)
+      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* o, A... a) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...);
+        }) {}
+  R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
+
+ private:
+  void* obj_;
+  R (*call_)(void*, A...);
+};
+
+/// Carries a callback's result across a FunctionRef<void(...)> boundary unchanged.
+template <class R>
+class ResultSlot {
+ public:
+  template <class F>
+  void fill(F&& f) { value_.emplace(std::forward<F>(f)()); }
+  R take() { return std::move(*value_); }
+
+ private:
+  std::optional<R> value_;
+};
+template <class R>
+class ResultSlot<R&> {
+ public:
+  template <class F>
+  void fill(F&& f) { ptr_ = std::addressof(std::forward<F>(f)()); }
+  R& take() { return *ptr_; }
+
+ private:
+  R* ptr_ = nullptr;
+};
+template <class R>
+class ResultSlot<R&&> {
+ public:
+  template <class F>
+  void fill(F&& f) { ptr_ = std::addressof(static_cast<R&>(std::forward<F>(f)())); }
+  R&& take() { return std::move(*ptr_); }
+
+ private:
+  R* ptr_ = nullptr;
+};
+
+/// Runs `fn` as one callback, returning its value unchanged (void stays void).
+template <class R, class Enter, class Call>
+R call_through(Enter&& enter, Call&& call) {
+  if constexpr (std::is_void_v<R>) {
+    enter(call);
+  } else {
+    ResultSlot<R> slot;
+    auto fill = [&](auto&&... args) { slot.fill([&]() -> R { return call(args...); }); };
+    enter(fill);
+    return slot.take();
+  }
+}
+
+// Entry points behind the templates below (src/cpu/session.cpp, src/cpu/scope.cpp).
+void enter_session(const BackendState& state, FunctionRef<void(Session&)> f);
+void enter_execution_scope(const std::shared_ptr<const BackendState>& state, FunctionRef<void()> f);
+
+struct BackendAccess;  // internal access to a witness's state (src/cpu/backend_state.hpp)
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------------
+// ResourcePermit
+
+/// Proof that the holder may use a set of CPUs (or, provider-exclusive, all of them), issued by
+/// the process-wide arbiter (Note [Permit ordering]). Move-only; the destructor releases it, on any
+/// thread. An empty (moved-from / default) permit holds nothing.
+class ResourcePermit {
+ public:
+  ResourcePermit() noexcept = default;
+  ResourcePermit(ResourcePermit&& o) noexcept
+      : arbiter_(std::exchange(o.arbiter_, nullptr)), id_(o.id_), owner_(o.owner_), reentrant_(o.reentrant_) {}
+  ResourcePermit& operator=(ResourcePermit&& o) noexcept;
+  ResourcePermit(const ResourcePermit&) = delete;
+  ResourcePermit& operator=(const ResourcePermit&) = delete;
+  ~ResourcePermit() { release(); }
+
+  /// Releases now (no-op when empty). Wakes waiters that become grantable, in FIFO order.
+  void release() noexcept;
+  bool valid() const noexcept { return arbiter_ != nullptr; }
+  explicit operator bool() const noexcept { return valid(); }
+  std::uint64_t id() const noexcept { return id_; }
+  std::uint64_t owner() const noexcept { return owner_; }
+  /// Granted because the owner already held a permit (not subject to FIFO order).
+  bool reentrant() const noexcept { return reentrant_; }
+
+ private:
+  friend class detail::Arbiter;
+  ResourcePermit(detail::Arbiter* a, std::uint64_t id, std::uint64_t owner, bool reentrant) noexcept
+      : arbiter_(a), id_(id), owner_(owner), reentrant_(reentrant) {}
+  detail::Arbiter* arbiter_ = nullptr;
+  std::uint64_t id_ = 0;
+  std::uint64_t owner_ = 0;
+  bool reentrant_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// CpuBackend
+
+/// A CPU backend witness. Copying is cheap (one shared_ptr) and yields the *same* witness: same
+/// identity, engine, arena and caches. Every constructor (and CpuBackend::external) makes a new
+/// witness, even with equal settings. All member functions are thread-safe.
+class CpuBackend {
+ public:
+  /// A managed backend with default options (budget = available cores, native kind).
+  CpuBackend();
+  /// A managed backend. Throws Error{InvalidArgument} for threads < 0, an empty placement, or a
+  /// placement outside CpuSet::process_allowed(). No thread is started until first use.
+  explicit CpuBackend(const CpuBackendOptions& options);
+
+  /// A backend whose operations run on the caller-owned `caller_arena` (entered with
+  /// arena.execute), claiming the declared CPU set (provider-exclusive for blas). It never creates,
+  /// initialises differently or destroys that arena; the arena must outlive every copy of the
+  /// returned backend. Operation-level admission only: with_execution_scope is Unsupported.
+  static CpuBackend external(tbb::task_arena& caller_arena, CpuSet declared,
+                             BackendKind kind = BackendKind::native);
+
+  /// True when both are copies of one witness.
+  bool same_witness(const CpuBackend& other) const noexcept { return state_ == other.state_; }
+  /// A process-unique id of the witness (never reused).
+  std::uint64_t identity() const noexcept;
+
+  int threads() const noexcept;
+  BackendKind kind() const noexcept;
+  /// The CPU set this backend's permits claim.
+  const CpuSet& cpus() const noexcept;
+  bool is_external() const noexcept;
+
+  /// Number of entries into this backend's executor so far (Note [Executor entry]).
+  std::uint64_t executor_entries() const noexcept;
+  CpuBackendDiagnostics diagnostics() const;
+
+  /// Tries, without blocking, to take a permit of this backend's kind (its CPU set, or
+  /// provider-exclusive for blas) as a fresh owner (never re-entrant). Empty when a conflicting
+  /// permit is held or an older conflicting request is waiting.
+  std::optional<ResourcePermit> try_acquire_permit() const;
+  /// Blocks until a permit of this backend's kind is granted (FIFO), as a fresh owner.
+  ResourcePermit acquire_permit() const;
+
+  /// Buffer pool of this backend's engine. Thread-safe; never blocks on running operations.
+  BufferPoolStats buffer_pool_stats() const;
+  /// Frees every retained buffer (outstanding ones return to the pool later) and zeroes the
+  /// hit/miss/dropped counters.
+  void reset_buffer_pool() const;
+  /// Sets the retention limit; frees retained buffers beyond it.
+  void set_buffer_pool_limit(std::size_t bytes) const;
+  /// Clears the engine's analysis/plan caches. Blocks until no operation or session of this
+  /// backend borrows the engine; throws Error{RuntimeState} when called from inside one.
+  void clear_caches() const;
+
+  /// Runs `f(Session&)` under one admission -- one permit, one executor entry, one exclusive
+  /// borrow of the engine -- and returns f's value unchanged. Blocks until the permit is granted.
+  /// Entry is infallible: a session inside a session on this thread, a session through another
+  /// witness inside a scope, or entry from a worker helping an active operation/scope throws
+  /// ContractViolation (nothing was entered; everything stays usable). Exceptions from f propagate
+  /// after every guard and the permit are released. The Session is bound to the calling thread.
+  template <class F>
+  decltype(auto) with_session(F&& f) const {
+    using R = std::invoke_result_t<F&, Session&>;
+    return detail::call_through<R>([&](auto& cb) { detail::enter_session(*state_, cb); },
+                                   [&](Session& s) -> R { return f(s); });
+  }
+
+  /// The shared execution scope (spec/cpu-shared-execution-scope.md): takes this backend's
+  /// permit (provider-exclusive for blas, held the whole callback), enters its executor ONCE, and
+  /// runs `f()` there; operations and sessions through copies of this witness inside f reuse both
+  /// (Note [Operation loan]). Returns f's value unchanged; exceptions propagate after the scope
+  /// record, owner, executor entry and permit are released. Blocks until the permit is granted.
+  /// Errors (nothing entered): Error{RuntimeState} inside a scope, session or operation, or from a
+  /// worker helping an active operation/scope; Error{Unsupported} for an external backend.
+  template <class F>
+  decltype(auto) with_execution_scope(F&& f) const {
+    using R = std::invoke_result_t<F&>;
+    return detail::call_through<R>([&](auto& cb) { detail::enter_execution_scope(state_, cb); },
+                                   [&]() -> R { return f(); });
+  }
+
+ private:
+  friend struct detail::BackendAccess;
+  explicit CpuBackend(std::shared_ptr<const detail::BackendState> s) noexcept : state_(std::move(s)) {}
+  std::shared_ptr<const detail::BackendState> state_;
+};
+
+/// A borrowed session: valid only inside with_session's callback, on its thread. Primitives run
+/// through it share the session's admission (src/cpu/admission.hpp).
+class Session {
+ public:
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  int threads() const noexcept;
+  BackendKind kind() const noexcept;
+  /// The session's execution context (internal: used by op interpreters).
+  detail::ExecContext& exec_context() const noexcept { return *ctx_; }
+
+ private:
+  friend struct detail::BackendAccess;
+  explicit Session(detail::ExecContext& ctx) noexcept : ctx_(&ctx) {}
+  detail::ExecContext* ctx_;
+};
+
+/// The process default backend (budget = available cores, native kind), created on first call,
+/// never destroyed. Thread-safe.
 const CpuBackend& default_backend();
+
 }  // namespace tenferro

@@ -1,0 +1,221 @@
+// Executors: Note [Executor entry] in executor.hpp.
+#include "cpu/executor.hpp"
+
+#include <sched.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
+
+#include "cpu/owner_guard.hpp"
+
+namespace tenferro::detail {
+namespace {
+
+std::atomic<std::uint64_t> g_arenas_created{0};
+
+// oneTBB caps the total number of threads (default: the core count). An explicit budget above it
+// (4 threads on 2 cores) raises the process-wide cap to the largest budget asked for so far. The
+// control is never lowered: arenas of other backends may be relying on it. A smaller cap set by
+// the application still wins (oneTBB takes the minimum of all controls).
+void ensure_thread_capacity(int threads) {
+  static std::mutex mu;
+  static std::unique_ptr<tbb::global_control> control;  // leaked at exit with the process
+  std::lock_guard lock(mu);
+  const auto wanted = static_cast<std::size_t>(threads);
+  if (wanted <= static_cast<std::size_t>(tbb::info::default_concurrency())) return;
+  if (control && tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism) >= wanted)
+    return;
+  auto next = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, wanted);
+  control = std::move(next);
+}
+
+cpu_set_t to_mask(const CpuSet& s) {
+  cpu_set_t m;
+  CPU_ZERO(&m);
+  for (int c = 0; c < CpuSet::max_cpus && c < CPU_SETSIZE; ++c)
+    if (s.contains(c)) CPU_SET(c, &m);
+  return m;
+}
+
+CpuSet from_mask(const cpu_set_t& m) {
+  CpuSet s;
+  for (int c = 0; c < CpuSet::max_cpus && c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &m)) s.add(c);
+  return s;
+}
+
+// Executor cells: allocated once, never freed, recycled (see ExecutorCell).
+std::mutex g_cells_mu;
+ExecutorCell* g_free_cells = nullptr;
+
+ExecutorCell* acquire_cell() {
+  std::lock_guard lock(g_cells_mu);
+  if (g_free_cells == nullptr) return new ExecutorCell;  // reachable from a worker's TLS or the free list
+  ExecutorCell* c = g_free_cells;
+  g_free_cells = c->next_free;
+  c->next_free = nullptr;
+  return c;
+}
+
+void retire_cell(ExecutorCell* c) noexcept {
+  c->active_owner.store(0, std::memory_order_relaxed);
+  c->generation.fetch_add(1, std::memory_order_acq_rel);
+  std::lock_guard lock(g_cells_mu);
+  c->next_free = g_free_cells;
+  g_free_cells = c;
+}
+
+// Per-thread stack of observer entries (entries and exits nest per thread).
+struct WorkerFrame {
+  const ExecutorCell* prev_cell;
+  std::uint64_t prev_gen;
+  bool restore_mask;
+  cpu_set_t old_mask;
+};
+constexpr int kMaxFrames = 8;
+thread_local WorkerFrame tls_frames[kMaxFrames];
+thread_local int tls_frame_depth = 0;
+
+class WorkerObserver final : public tbb::task_scheduler_observer {
+ public:
+  WorkerObserver(tbb::task_arena& arena, Executor& ex) : tbb::task_scheduler_observer(arena), ex_(ex) {}
+  ~WorkerObserver() override { observe(false); }
+  void on_scheduler_entry(bool is_worker) override {
+    if (is_worker) ex_.on_worker_entry();
+  }
+  void on_scheduler_exit(bool is_worker) override {
+    if (is_worker) ex_.on_worker_exit();
+  }
+
+ private:
+  Executor& ex_;
+};
+
+}  // namespace
+
+std::uint64_t managed_arenas_created() noexcept { return g_arenas_created.load(std::memory_order_relaxed); }
+
+std::unique_ptr<Executor> Executor::managed(int threads, std::optional<CpuSet> pin_to) {
+  std::unique_ptr<Executor> e(new Executor);
+  e->threads_ = threads < 1 ? 1 : threads;
+  e->pin_to_ = std::move(pin_to);
+  return e;
+}
+
+std::unique_ptr<Executor> Executor::external(tbb::task_arena& arena) {
+  std::unique_ptr<Executor> e(new Executor);
+  e->external_ = &arena;
+  e->threads_ = arena.max_concurrency();
+  return e;
+}
+
+Executor::Executor() : cell_(acquire_cell()) {}
+
+Executor::~Executor() {
+  observer_.reset();  // stop notifications before the arena goes
+  if (arena_) arena_->terminate();
+  retire_cell(cell_);  // workers still tagged with it now see a stale generation
+}
+
+void Executor::create_arena() {
+  std::lock_guard lock(create_mu_);
+  if (arena_ready_.load(std::memory_order_relaxed)) return;
+  ensure_thread_capacity(threads_);
+  auto arena = std::make_unique<tbb::task_arena>(threads_, /*reserved_for_masters=*/1);
+  arena->initialize();
+  auto observer = std::make_unique<WorkerObserver>(*arena, *this);
+  observer->observe(true);
+  arena_ = std::move(arena);
+  observer_ = std::move(observer);
+  g_arenas_created.fetch_add(1, std::memory_order_relaxed);
+  arena_ready_.store(true, std::memory_order_release);
+}
+
+void Executor::enter(FunctionRef<void()> f) {
+  // Exact without a locked RMW: every entry of one executor holds a permit of its backend's
+  // request, and those conflict with each other, so entries are ordered by the arbiter's lock.
+  entries_.store(entries_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (external_ != nullptr) {
+    external_->execute([&] { f(); });
+    return;
+  }
+  if (threads_ == 1) {
+    f();
+    return;
+  }
+  if (!arena_ready_.load(std::memory_order_acquire)) create_arena();
+  arena_->execute([&] { f(); });
+}
+
+void Executor::on_worker_entry() noexcept {
+  ThreadAdmission& t = tls_admission;
+  if (tls_frame_depth >= kMaxFrames) {  // pathological nesting: tag nothing, change nothing
+    ++tls_frame_depth;
+    return;
+  }
+  WorkerFrame& fr = tls_frames[tls_frame_depth++];
+  fr.prev_cell = t.worker_cell;
+  fr.prev_gen = t.worker_gen;
+  fr.restore_mask = false;
+  t.worker_cell = cell_;
+  t.worker_gen = cell_->generation.load(std::memory_order_acquire);
+  if (!pin_to_) return;
+  if (sched_getaffinity(0, sizeof(fr.old_mask), &fr.old_mask) != 0) {
+    pin_failures_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(pin_mu_);
+    if (pin_note_.empty()) pin_note_ = std::string("sched_getaffinity failed: ") + std::strerror(errno);
+    return;
+  }
+  const cpu_set_t want = to_mask(*pin_to_);
+  if (sched_setaffinity(0, sizeof(want), &want) != 0) {
+    const int err = errno;
+    pin_failures_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(pin_mu_);
+    if (pin_note_.empty())
+      pin_note_ = "the OS refused to pin a worker to CPUs " + pin_to_->to_string() +
+                  ": sched_setaffinity: " + std::strerror(err);
+    return;
+  }
+  fr.restore_mask = true;
+  cpu_set_t got;
+  CPU_ZERO(&got);
+  if (sched_getaffinity(0, sizeof(got), &got) != 0 || !(from_mask(got) == *pin_to_)) {
+    pin_failures_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(pin_mu_);
+    if (pin_note_.empty())
+      pin_note_ = "a worker asked for CPUs " + pin_to_->to_string() + " but runs on " + from_mask(got).to_string();
+    return;
+  }
+  pinned_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Executor::on_worker_exit() noexcept {
+  ThreadAdmission& t = tls_admission;
+  if (tls_frame_depth == 0) return;  // observer activated while this worker was inside
+  if (tls_frame_depth-- > kMaxFrames) return;
+  WorkerFrame& fr = tls_frames[tls_frame_depth];
+  t.worker_cell = fr.prev_cell;
+  t.worker_gen = fr.prev_gen;
+  if (fr.restore_mask) sched_setaffinity(0, sizeof(fr.old_mask), &fr.old_mask);
+}
+
+PinningReport Executor::pinning() const {
+  PinningReport r;
+  r.requested = pin_to_.has_value();
+  r.workers_pinned = pinned_.load(std::memory_order_relaxed);
+  r.failures = pin_failures_.load(std::memory_order_relaxed);
+  std::lock_guard lock(pin_mu_);
+  r.note = pin_note_;
+  if (r.requested && r.note.empty()) {
+    if (threads_ == 1)
+      r.note = "budget 1 runs inline on the caller: there are no workers to pin";
+    else if (r.workers_pinned == 0)
+      r.note = "no worker has entered the arena yet; pinning is applied when a worker joins";
+  }
+  return r;
+}
+
+}  // namespace tenferro::detail

@@ -1,0 +1,102 @@
+// Executors: where an admitted operation runs.
+//
+// Note [Executor entry]
+// ~~~~~~~~~~~~~~~~~~~~~
+// Executor::enter is the ONE function that crosses into a backend's executor; operations,
+// sessions and scopes all go through it, and it counts every call (`entries`). Budget 1 calls the
+// callback inline on the caller (no pool); budget N > 1 calls arena.execute on the backend's own
+// oneTBB arena, created lazily on the first entry (oneTBB style lazy start) together with its
+// worker observer; an external executor calls execute on the caller's arena, which it never
+// creates or destroys. Exceptions propagate unchanged (task_arena::execute rethrows the original
+// exception). An operation loan inside a scope does not call enter at all (Note [Operation loan]).
+//
+// Workers of a managed arena are tagged (ThreadAdmission::worker_cell) by the observer for the owner
+// guard (Note [Owner guard]) and, when requested, confined to the placement with sched_setaffinity
+// and verified with sched_getaffinity from inside the worker; the previous mask is restored when
+// the worker leaves the arena. A refusal is counted and described, never hidden.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+
+#include "cpu/arbiter.hpp"
+#include "tenferro/cpu.hpp"
+
+namespace tenferro::detail {
+
+/// The part of an executor that worker threads may still name after the executor is gone: cells
+/// are never freed, only recycled with a new generation, so a stale ThreadAdmission::worker_cell
+/// is detected by its generation instead of being dereferenced after free (Note [Owner guard]).
+struct ExecutorCell {
+  std::atomic<ResourceOwner> active_owner{0};
+  std::atomic<std::uint64_t> generation{1};
+  ExecutorCell* next_free = nullptr;  // guarded by the cell registry's mutex
+};
+
+struct PinningReport {
+  bool requested = false;
+  int workers_pinned = 0;
+  int failures = 0;
+  std::string note;
+};
+
+class Executor {
+ public:
+  /// Budget 1: inline; budget > 1: a lazily created arena of `threads`; `pin_to`: confine workers.
+  static std::unique_ptr<Executor> managed(int threads, std::optional<CpuSet> pin_to);
+  /// Runs on the caller's arena (never created or destroyed here).
+  static std::unique_ptr<Executor> external(tbb::task_arena& arena);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  /// Note [Executor entry]: counts, then runs `f` on this executor; returns when f returns.
+  void enter(FunctionRef<void()> f);
+
+  std::uint64_t entries() const noexcept { return entries_.load(std::memory_order_relaxed); }
+  int threads() const noexcept { return threads_; }
+  bool is_external() const noexcept { return external_ != nullptr; }
+  bool arena_created() const noexcept { return arena_ready_.load(std::memory_order_acquire); }
+  PinningReport pinning() const;
+
+  /// The owner of the operation/session/scope running on this executor, 0 when idle
+  /// (Note [Owner guard]). Written by the admission that holds this executor's permit.
+  std::atomic<ResourceOwner>& active_owner() const noexcept { return cell_->active_owner; }
+  const ExecutorCell& cell() const noexcept { return *cell_; }
+
+  // Observer callbacks (executor.cpp).
+  void on_worker_entry() noexcept;
+  void on_worker_exit() noexcept;
+
+ private:
+  Executor();
+  void create_arena();
+
+  ExecutorCell* cell_;
+  int threads_ = 1;
+  tbb::task_arena* external_ = nullptr;
+  std::optional<CpuSet> pin_to_;
+  std::atomic<std::uint64_t> entries_{0};
+
+  std::atomic<bool> arena_ready_{false};
+  std::mutex create_mu_;
+  std::unique_ptr<tbb::task_arena> arena_;
+  std::unique_ptr<tbb::task_scheduler_observer> observer_;
+
+  mutable std::mutex pin_mu_;
+  std::atomic<int> pinned_{0};
+  std::atomic<int> pin_failures_{0};
+  std::string pin_note_;  // first failure, guarded by pin_mu_
+};
+
+/// Number of arenas the runtime has created in this process (tests: external never creates one).
+std::uint64_t managed_arenas_created() noexcept;
+
+}  // namespace tenferro::detail

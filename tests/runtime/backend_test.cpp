@@ -1,0 +1,292 @@
+// CpuBackend: witness identity, budgets, executors, pinning, external domains, re-entry, sessions.
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include "cpu/admission.hpp"
+#include "cpu/executor.hpp"
+#include "runtime/test_support.hpp"
+#include "tenferro/error.hpp"
+
+using namespace tenferro;
+using detail::ExecContext;
+using detail::run_operation;
+
+namespace {
+CpuBackend make(int threads, BackendKind kind = BackendKind::native) {
+  CpuBackendOptions o;
+  o.threads = threads;
+  o.kind = kind;
+  return CpuBackend(o);
+}
+
+template <class F>
+ErrorKind error_kind_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << "expected tenferro::Error";
+  return ErrorKind::BackendFailure;
+}
+
+int square_via(const CpuBackend& b, int x) {
+  return run_operation(b, [&](ExecContext&) { return x * x; });
+}
+}  // namespace
+
+TEST(CpuBackend, CopiesShareTheWitnessAndConstructorsMakeNewOnes) {
+  CpuBackend a = make(1);
+  CpuBackend copy = a;
+  CpuBackend b = make(1);
+  EXPECT_TRUE(a.same_witness(copy));
+  EXPECT_EQ(a.identity(), copy.identity());
+  EXPECT_FALSE(a.same_witness(b));
+  EXPECT_NE(a.identity(), b.identity());
+  EXPECT_NE(a.identity(), 0u);
+  CpuBackend moved = std::move(copy);
+  EXPECT_TRUE(a.same_witness(moved));
+  EXPECT_TRUE(default_backend().same_witness(default_backend()));
+  EXPECT_EQ(default_backend().threads(), CpuSet::process_allowed().count());
+  EXPECT_EQ(default_backend().kind(), BackendKind::native);
+}
+
+TEST(CpuBackend, OptionsAreValidated) {
+  CpuBackendOptions bad;
+  bad.threads = -1;
+  EXPECT_EQ(error_kind_of([&] { CpuBackend b(bad); }), ErrorKind::InvalidArgument);
+  CpuBackendOptions outside;
+  outside.placement = CpuSet{CpuSet::max_cpus - 1};
+  EXPECT_EQ(error_kind_of([&] { CpuBackend b(outside); }), ErrorKind::InvalidArgument);
+  CpuBackendOptions empty;
+  empty.placement = CpuSet{};
+  EXPECT_EQ(error_kind_of([&] { CpuBackend b(empty); }), ErrorKind::InvalidArgument);
+  CpuBackendOptions zero;
+  zero.placement = CpuSet{CpuSet::process_allowed().first()};
+  EXPECT_EQ(CpuBackend(zero).threads(), 1) << "threads = 0 means the placement's core count";
+}
+
+class Budget : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Budgets, Budget, ::testing::Values(1, 4));
+
+TEST_P(Budget, OperationsRunAndEachEntersTheExecutorOnce) {
+  CpuBackend b = make(GetParam());
+  EXPECT_EQ(b.threads(), GetParam());
+  EXPECT_EQ(b.executor_entries(), 0u);
+  EXPECT_FALSE(b.diagnostics().arena_created) << "the arena starts lazily";
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(square_via(b, i), i * i);
+  EXPECT_EQ(b.executor_entries(), 10u);
+  const auto d = b.diagnostics();
+  EXPECT_EQ(d.permits_acquired, 10u);
+  EXPECT_EQ(d.threads, GetParam());
+  EXPECT_EQ(d.arena_created, GetParam() > 1);
+  EXPECT_FALSE(d.external);
+  run_operation(b, [&](ExecContext& ctx) {
+    EXPECT_EQ(ctx.threads(), GetParam());
+    EXPECT_FALSE(ctx.may_parallelize(10)) << "tiny work never fans out";
+    EXPECT_EQ(ctx.may_parallelize(1'000'000), GetParam() > 1);
+    if (GetParam() > 1) EXPECT_EQ(tbb::this_task_arena::max_concurrency(), GetParam());
+  });
+}
+
+TEST_P(Budget, ParallelForCoversEveryIndexExactlyOnce) {
+  CpuBackend b = make(GetParam());
+  for (std::int64_t n : {std::int64_t{0}, std::int64_t{1}, std::int64_t{1000}, std::int64_t{1} << 20}) {
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+    std::mutex mu;
+    std::set<std::thread::id> threads;
+    run_operation(b, [&](ExecContext& ctx) {
+      ctx.parallel_for(n, 1024, [&](std::int64_t lo, std::int64_t hi) {
+        {
+          std::lock_guard lock(mu);
+          threads.insert(std::this_thread::get_id());
+        }
+        for (std::int64_t i = lo; i < hi; ++i) hits[static_cast<std::size_t>(i)].fetch_add(1);
+      });
+    });
+    for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << "index " << i;
+    if (GetParam() == 1 && n > 0) EXPECT_EQ(threads.size(), 1u);
+  }
+}
+
+TEST_P(Budget, ResultsAndExceptionsPassThroughUnchanged) {
+  CpuBackend b = make(GetParam());
+  auto up = run_operation(b, [](ExecContext&) { return std::make_unique<int>(5); });
+  EXPECT_EQ(*up, 5);
+  int x = 3;
+  int& ref = run_operation(b, [&](ExecContext&) -> int& { return x; });
+  EXPECT_EQ(&ref, &x);
+  struct Custom {
+    int code;
+  };
+  try {
+    run_operation(b, [](ExecContext&) -> int { throw Custom{42}; });
+    FAIL();
+  } catch (const Custom& c) {
+    EXPECT_EQ(c.code, 42);
+  }
+  EXPECT_TRUE(b.try_acquire_permit().has_value()) << "the permit was released by the unwind";
+  EXPECT_EQ(square_via(b, 4), 16);
+}
+
+TEST(CpuBackend, PinnedWorkersAreVerifiedOrTheDiagnosticSaysWhy) {
+  const CpuSet one{CpuSet::process_allowed().first()};
+  CpuBackendOptions o;
+  o.threads = 2;
+  o.placement = one;
+  o.pin_workers = true;
+  CpuBackend b(o);
+  EXPECT_TRUE(b.diagnostics().pinning_requested);
+  EXPECT_FALSE(b.diagnostics().pinning_note.empty()) << "before any worker joined the note says so";
+  const auto caller = std::this_thread::get_id();
+  std::mutex mu;
+  std::vector<CpuSet> worker_masks;
+  for (int attempt = 0; attempt < 20 && worker_masks.empty(); ++attempt) {
+    run_operation(b, [&](ExecContext& ctx) {
+      ctx.parallel_for(1 << 20, 1 << 12, [&](std::int64_t, std::int64_t) {
+        if (std::this_thread::get_id() == caller) {
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+          return;
+        }
+        cpu_set_t m;
+        CPU_ZERO(&m);
+        ASSERT_EQ(sched_getaffinity(0, sizeof(m), &m), 0);
+        CpuSet s;
+        for (int c = 0; c < CPU_SETSIZE && c < CpuSet::max_cpus; ++c)
+          if (CPU_ISSET(c, &m)) s.add(c);
+        std::lock_guard lock(mu);
+        worker_masks.push_back(s);
+      });
+    });
+  }
+  const auto d = b.diagnostics();
+  if (d.pinning_verified) {
+    EXPECT_GT(d.workers_pinned, 0);
+    EXPECT_EQ(d.pin_failures, 0);
+    ASSERT_FALSE(worker_masks.empty());
+    for (const CpuSet& s : worker_masks) EXPECT_EQ(s, one) << "a worker ran outside its placement";
+  } else {
+    EXPECT_FALSE(d.pinning_note.empty()) << "unverified pinning must say why";
+    std::cerr << "pinning not verified: " << d.pinning_note << "\n";
+  }
+  // Unpinned backends never claim pinning.
+  EXPECT_FALSE(make(2).diagnostics().pinning_requested);
+}
+
+TEST(CpuBackend, ExternalDomainRunsOnTheCallersArenaAndNeverCreatesOne) {
+  tbb::task_arena arena(3);
+  arena.initialize();
+  const std::uint64_t created_before = detail::managed_arenas_created();
+  {
+    CpuBackend ext = CpuBackend::external(arena, CpuSet{CpuSet::process_allowed().first()});
+    EXPECT_TRUE(ext.is_external());
+    EXPECT_EQ(ext.threads(), 3);
+    for (int i = 0; i < 5; ++i) {
+      run_operation(ext, [&](ExecContext& ctx) {
+        EXPECT_EQ(tbb::this_task_arena::max_concurrency(), 3) << "not running in the caller's arena";
+        EXPECT_GE(tbb::this_task_arena::current_thread_index(), 0);
+        EXPECT_EQ(ctx.threads(), 3);
+      });
+    }
+    EXPECT_EQ(ext.executor_entries(), 5u);
+    const auto d = ext.diagnostics();
+    EXPECT_TRUE(d.external);
+    EXPECT_FALSE(d.arena_created);
+    EXPECT_EQ(error_kind_of([&] { ext.with_execution_scope([] {}); }), ErrorKind::Unsupported);
+    EXPECT_EQ(ext.with_session([](Session& s) { return s.threads(); }), 3);
+  }
+  EXPECT_EQ(detail::managed_arenas_created(), created_before);
+  EXPECT_TRUE(arena.is_active()) << "the backend must not terminate the caller's arena";
+  int v = 0;
+  arena.execute([&] { v = 1; });
+  EXPECT_EQ(v, 1);
+}
+
+TEST_P(Budget, ReentryFromTheSameThreadIsRejectedAndEverythingRecovers) {
+  CpuBackend b = make(GetParam());
+  CpuBackend other = make(GetParam());
+  run_operation(b, [&](ExecContext&) {
+    EXPECT_EQ(error_kind_of([&] { square_via(b, 2); }), ErrorKind::RuntimeState);
+    EXPECT_EQ(error_kind_of([&] { square_via(other, 2); }), ErrorKind::RuntimeState);
+    EXPECT_THROW(b.with_session([](Session&) {}), ContractViolation);
+    EXPECT_EQ(error_kind_of([&] { b.with_execution_scope([] {}); }), ErrorKind::RuntimeState);
+  });
+  EXPECT_EQ(square_via(b, 3), 9);
+  EXPECT_EQ(square_via(other, 3), 9);
+}
+
+TEST_P(Budget, ReentryFromAWorkerTaskIsRejectedWithoutDeadlock) {
+  CpuBackend b = make(GetParam());
+  int fallible_rejections = 0, infallible_rejections = 0;
+  run_operation(b, [&](ExecContext&) {
+    const bool elsewhere = test_support::run_on_other_tbb_thread([&] {
+      try {
+        square_via(b, 2);
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::RuntimeState) ++fallible_rejections;
+      }
+      try {
+        b.with_session([](Session&) {});
+      } catch (const ContractViolation&) {
+        ++infallible_rejections;
+      }
+    });
+    ASSERT_TRUE(elsewhere) << "no other TBB thread picked up the child task";
+  });
+  EXPECT_EQ(fallible_rejections, 1);
+  EXPECT_EQ(infallible_rejections, 1);
+  EXPECT_EQ(square_via(b, 5), 25);
+  // With nothing active, the same kind of task may use the backend (it is not helping anything).
+  EXPECT_TRUE(test_support::run_on_other_tbb_thread([&] { EXPECT_EQ(square_via(b, 6), 36); }));
+}
+
+TEST_P(Budget, SessionsShareOneAdmission) {
+  CpuBackend b = make(GetParam());
+  CpuBackend other = make(GetParam());
+  const auto e0 = b.executor_entries();
+  const int r = b.with_session([&](Session& s) {
+    EXPECT_EQ(s.threads(), GetParam());
+    for (int i = 0; i < 5; ++i) {
+      run_operation(b, [&](ExecContext& ctx) { EXPECT_EQ(&ctx, &s.exec_context()); });
+    }
+    EXPECT_EQ(error_kind_of([&] { square_via(other, 2); }), ErrorKind::RuntimeState);
+    EXPECT_THROW(b.with_session([](Session&) {}), ContractViolation);
+    EXPECT_THROW(other.with_session([](Session&) {}), ContractViolation);
+    EXPECT_EQ(error_kind_of([&] { b.with_execution_scope([] {}); }), ErrorKind::RuntimeState);
+    // The outer session still works after the rejected nested entries.
+    return square_via(b, 7);
+  });
+  EXPECT_EQ(r, 49);
+  EXPECT_EQ(b.executor_entries(), e0 + 1);
+  EXPECT_EQ(other.with_session([](Session& s) { return s.threads(); }), GetParam());
+  struct Custom {};
+  EXPECT_THROW(b.with_session([](Session&) { throw Custom{}; }), Custom);
+  EXPECT_TRUE(b.try_acquire_permit().has_value());
+  EXPECT_EQ(square_via(b, 2), 4);
+}
+
+TEST(CpuBackend, BlasKindHoldsAProviderExclusivePermitPerOperation) {
+  CpuBackend blas = make(1, BackendKind::blas);
+  CpuBackend native = make(1);
+  run_operation(blas, [&](ExecContext& ctx) {
+    EXPECT_FALSE(ctx.may_parallelize(1'000'000'000)) << "OpenBLAS owns the threads";
+    EXPECT_FALSE(native.try_acquire_permit().has_value());
+    EXPECT_FALSE(make(1, BackendKind::blas).try_acquire_permit().has_value());
+  });
+  EXPECT_TRUE(native.try_acquire_permit().has_value());
+}
+
+TEST(CpuBackend, ClearCachesIsRejectedInsideAnOperation) {
+  CpuBackend b = make(1);
+  run_operation(b, [&](ExecContext&) { EXPECT_EQ(error_kind_of([&] { b.clear_caches(); }), ErrorKind::RuntimeState); });
+  b.clear_caches();
+}
