@@ -24,7 +24,8 @@ Dims resolve_reshape(const Tensor& x, std::span<const std::int64_t> target) {
     if (shape[i] == -1 && infer_at < 0) {
       infer_at = static_cast<std::int64_t>(i);
     } else if (shape[i] < 0) {
-      throw Error(ErrorKind::InvalidArgument, "reshape: invalid target shape " + dims_to_string(target) +
+      throw Error(ErrorKind::InvalidArgument, "reshape: invalid target shape " +
+                                                  dims_to_string(target) +
                                                   "; expected sizes >= 0 and at most one -1");
     } else {
       known *= shape[i];
@@ -32,15 +33,16 @@ Dims resolve_reshape(const Tensor& x, std::span<const std::int64_t> target) {
   }
   if (infer_at >= 0) {
     if (known == 0 || x.numel() % known != 0)
-      throw Error(ErrorKind::ShapeMismatch, "reshape: cannot infer -1 in " + dims_to_string(target) +
-                                                " for a tensor of shape " + dims_to_string(x.shape()) +
-                                                " (" + std::to_string(x.numel()) + " elements)");
+      throw Error(ErrorKind::ShapeMismatch, "reshape: cannot infer -1 in " +
+                                                dims_to_string(target) + " for a tensor of shape " +
+                                                dims_to_string(x.shape()) + " (" +
+                                                std::to_string(x.numel()) + " elements)");
     shape[static_cast<std::size_t>(infer_at)] = x.numel() / known;
   } else if (known != x.numel()) {
-    throw Error(ErrorKind::ShapeMismatch, "reshape: cannot reshape shape " + dims_to_string(x.shape()) +
-                                              " (" + std::to_string(x.numel()) + " elements) to " +
-                                              dims_to_string(target) + " (" + std::to_string(known) +
-                                              " elements); expected equal element counts");
+    throw Error(ErrorKind::ShapeMismatch,
+                "reshape: cannot reshape shape " + dims_to_string(x.shape()) + " (" +
+                    std::to_string(x.numel()) + " elements) to " + dims_to_string(target) + " (" +
+                    std::to_string(known) + " elements); expected equal element counts");
   }
   return shape;
 }
@@ -91,7 +93,8 @@ class ReshapePrim final : public PrimitiveWith<ReshapePrim> {
   bool try_view(std::span<const Tensor> in, Tensor& out) const override {
     Dims shape = resolve_reshape(in[0], target_), strides;
     if (!in[0].has_storage() || !view_strides(in[0], shape, strides)) return false;
-    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(), in[0].dtype());
+    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(),
+                 in[0].dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
@@ -123,9 +126,9 @@ Dims check_permutation(const Tensor& x, std::span<const std::int64_t> axes) {
     norm.push_back(a);
   }
   if (!ok)
-    throw Error(ErrorKind::InvalidArgument, "permute: axes " + dims_to_string(axes) +
-                                                " are not a permutation of the " + std::to_string(r) +
-                                                " dimensions of shape " + dims_to_string(x.shape()));
+    throw Error(ErrorKind::InvalidArgument,
+                "permute: axes " + dims_to_string(axes) + " are not a permutation of the " +
+                    std::to_string(r) + " dimensions of shape " + dims_to_string(x.shape()));
   return norm;
 }
 
@@ -146,7 +149,8 @@ class PermutePrim final : public PrimitiveWith<PermutePrim> {
       strides.push_back(in[0].strides()[static_cast<std::size_t>(a)]);
     }
     if (!in[0].has_storage()) return false;
-    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(), in[0].dtype());
+    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(),
+                 in[0].dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
@@ -161,7 +165,8 @@ class PermutePrim final : public PrimitiveWith<PermutePrim> {
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override {
     Dims axes = check_permutation(primals[0], axes_), inverse(axes.size(), 0);
-    for (std::size_t i = 0; i < axes.size(); ++i) inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      inverse[static_cast<std::size_t>(axes[i])] = static_cast<std::int64_t>(i);
     in_ct[0] = permute(ct[0], inverse);
   }
 
@@ -181,7 +186,8 @@ struct SliceGeometry {
   std::size_t axis;
   std::int64_t start, count, step;
 };
-SliceGeometry slice_geometry(std::span<const std::int64_t> shape, const SliceParams& p, const char* op) {
+SliceGeometry slice_geometry(std::span<const std::int64_t> shape, const SliceParams& p,
+                             const char* op) {
   auto r = static_cast<std::int64_t>(shape.size());
   if (p.step <= 0)
     throw Error(ErrorKind::InvalidArgument, std::string(op) + ": step " + std::to_string(p.step) +
@@ -247,7 +253,8 @@ class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
     out.push_back({in[0].dtype(), full_});
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    std::memset(out[0].data_ptr(), 0, static_cast<std::size_t>(out[0].numel()) * dtype_size(out[0].dtype()));
+    std::memset(out[0].data_ptr(), 0,
+                static_cast<std::size_t>(out[0].numel()) * dtype_size(out[0].dtype()));
     Tensor region;
     SlicePrim(p_).try_view(std::span<const Tensor>(&out[0], 1), region);
     visit_dtype(in[0].dtype(), [&](auto z) {
@@ -256,7 +263,8 @@ class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
       copy_to_contiguous(in[0], packed.data(), in[0].dtype());
       T* dst = static_cast<T*>(region.data_ptr());
       std::size_t k = 0;
-      for_each_offset(region.shape(), region.strides(), 0, [&](std::int64_t off) { dst[off] = packed[k++]; });
+      for_each_offset(region.shape(), region.strides(), 0,
+                      [&](std::int64_t off) { dst[off] = packed[k++]; });
     });
   }
   void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
@@ -273,8 +281,9 @@ class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
   Dims full_;
 };
 
-void SlicePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
-                    std::span<const bool>, std::span<Tensor> in_ct) const {
+void SlicePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>,
+                    std::span<const Tensor> ct, std::span<const bool>,
+                    std::span<Tensor> in_ct) const {
   in_ct[0] = bind1(SliceEmbedPrim(p_, primals[0].shape()), {ct[0]});
 }
 
@@ -286,9 +295,9 @@ void check_broadcast(const Tensor& x, std::span<const std::int64_t> shape) {
     ok = x.shape()[i] == shape[lead + i] || x.shape()[i] == 1;
   for (auto d : shape) ok = ok && d >= 0;
   if (!ok)
-    throw Error(ErrorKind::ShapeMismatch, "broadcast_to: cannot broadcast shape " + dims_to_string(x.shape()) +
-                                              " to " + dims_to_string(shape) +
-                                              "; expected each dim to match or be 1 (NumPy rules)");
+    throw Error(ErrorKind::ShapeMismatch,
+                "broadcast_to: cannot broadcast shape " + dims_to_string(x.shape()) + " to " +
+                    dims_to_string(shape) + "; expected each dim to match or be 1 (NumPy rules)");
 }
 
 class BroadcastToPrim final : public PrimitiveWith<BroadcastToPrim> {
@@ -353,8 +362,12 @@ class CopyPrim final : public PrimitiveWith<CopyPrim> {
 
 using detail::bind1;
 
-Tensor reshape(const Tensor& x, Dims shape) { return bind1(detail::ReshapePrim(std::move(shape)), {x}); }
-Tensor permute(const Tensor& x, Dims axes) { return bind1(detail::PermutePrim(std::move(axes)), {x}); }
+Tensor reshape(const Tensor& x, Dims shape) {
+  return bind1(detail::ReshapePrim(std::move(shape)), {x});
+}
+Tensor permute(const Tensor& x, Dims axes) {
+  return bind1(detail::PermutePrim(std::move(axes)), {x});
+}
 Tensor transpose(const Tensor& x, std::int64_t a, std::int64_t b) {
   std::int64_t r = x.rank();
   a = detail::normalize_axis(a, r, "transpose");
@@ -363,7 +376,8 @@ Tensor transpose(const Tensor& x, std::int64_t a, std::int64_t b) {
   for (std::int64_t i = 0; i < r; ++i) axes.push_back(i == a ? b : i == b ? a : i);
   return permute(x, std::move(axes));
 }
-Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step) {
+Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop,
+             std::int64_t step) {
   return bind1(detail::SlicePrim({axis, start, stop, step}), {x});
 }
 Tensor broadcast_to(const Tensor& x, Dims shape) {
@@ -372,10 +386,10 @@ Tensor broadcast_to(const Tensor& x, Dims shape) {
 Tensor squeeze(const Tensor& x, std::int64_t axis) {
   std::int64_t a = detail::normalize_axis(axis, x.rank(), "squeeze");
   if (x.shape()[static_cast<std::size_t>(a)] != 1)
-    throw Error(ErrorKind::InvalidArgument, "squeeze: dimension " + std::to_string(axis) + " of shape " +
-                                                dims_to_string(x.shape()) + " has size " +
-                                                std::to_string(x.shape()[static_cast<std::size_t>(a)]) +
-                                                "; expected 1");
+    throw Error(ErrorKind::InvalidArgument,
+                "squeeze: dimension " + std::to_string(axis) + " of shape " +
+                    dims_to_string(x.shape()) + " has size " +
+                    std::to_string(x.shape()[static_cast<std::size_t>(a)]) + "; expected 1");
   Dims shape = x.shape();
   shape.erase(static_cast<std::size_t>(a));
   return reshape(x, std::move(shape));
@@ -386,19 +400,22 @@ Tensor unsqueeze(const Tensor& x, std::int64_t axis) {
   shape.insert(static_cast<std::size_t>(a), 1);
   return reshape(x, std::move(shape));
 }
-Tensor contiguous(const Tensor& x) {
-  return x.is_contiguous() ? x : copy(x);
-}
+Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : copy(x); }
 Tensor copy(const Tensor& x) { return bind1(detail::CopyPrim(), {x}); }
 
 // Tensor's view methods forward to the catalog ops.
 Tensor Tensor::reshape(Dims shape) const { return tenferro::reshape(*this, std::move(shape)); }
 Tensor Tensor::permute(Dims axes) const { return tenferro::permute(*this, std::move(axes)); }
-Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const { return tenferro::transpose(*this, a, b); }
-Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step) const {
+Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const {
+  return tenferro::transpose(*this, a, b);
+}
+Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
+                     std::int64_t step) const {
   return tenferro::slice(*this, axis, start, stop, step);
 }
-Tensor Tensor::broadcast_to(Dims shape) const { return tenferro::broadcast_to(*this, std::move(shape)); }
+Tensor Tensor::broadcast_to(Dims shape) const {
+  return tenferro::broadcast_to(*this, std::move(shape));
+}
 Tensor Tensor::squeeze(std::int64_t axis) const { return tenferro::squeeze(*this, axis); }
 Tensor Tensor::unsqueeze(std::int64_t axis) const { return tenferro::unsqueeze(*this, axis); }
 Tensor Tensor::contiguous() const { return tenferro::contiguous(*this); }

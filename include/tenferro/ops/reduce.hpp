@@ -1,4 +1,56 @@
-// Placeholder: filled by the reduce family.
+// Reductions: sum, prod, mean, max, min, sum_squares, norm over any set of axes.
+//
+// Axes: each entry may be negative (counts from the end); duplicates (after normalisation) throw
+// InvalidArgument; an empty axis list means *all* axes (PyTorch's convention), so `sum(x)` and
+// `sum(x, {})` both reduce everything. keepdims keeps each reduced axis as size 1.
+//
+// Note [Deterministic reductions]: the order in which elements are combined depends only on the
+// input's shape, strides and the axis set -- never on the thread budget or on how the runtime
+// chunks a parallel loop. Each reduced run of n elements is cut into fixed blocks of 32768
+// elements; each block is summed pairwise (16 interleaved accumulators for f32, 8 otherwise,
+// over leaves of <= 16 accumulators' worth, halves combined recursively) and block partials are
+// again combined pairwise in index order. When the reduced axis is outer to a contiguous kept
+// axis, whole rows are accumulated (leaves of 16 rows, pairwise above). So results are bitwise
+// identical for budgets 1 and 4, and the rounding error of sum/mean is O(log2(n) * eps *
+// sum|x|) (plus a leaf term of ~16 eps), not O(n * eps). Accumulation is in the input's own
+// precision (f32 sums in f32), as in NumPy and PyTorch. Results may differ in the last bits
+// between layouts of the same values (e.g. a tensor and its transposed copy).
+//
+// Reducing an axis of size 0: sum and sum_squares give 0, prod gives 1, norm gives 0, mean gives
+// NaN (0/0, as NumPy and PyTorch), max and min throw InvalidArgument (no identity element).
+// max/min propagate NaN: a run containing NaN reduces to NaN.
+//
+// Autodiff (complex AD follows PyTorch's conjugate-Wirtinger convention: for a real loss L, the
+// gradient of a complex input z is dL/dRe(z) + i dL/dIm(z); a vjp of a holomorphic map multiplies
+// the cotangent by the *conjugate* derivative):
+//  - sum: the cotangent broadcast back over the reduced axes; mean: the same divided by N.
+//  - prod: ct * conj(product of the other elements), computed without division, so inputs with
+//    zeros get exact gradients. Second derivatives of prod are not available (Unsupported).
+//  - max/min: the cotangent is split evenly among the elements that attain the extremum (ties
+//    share it, like PyTorch's amax/amin); elements that do not attain it get 0 (so does every
+//    element when the extremum is NaN).
+//  - sum_squares: 2 * x * ct (ct is real); norm: x * ct / norm, and 0 where norm == 0 (as PyTorch).
 #pragma once
 
 #include "tenferro/tensor.hpp"
+
+namespace tenferro {
+
+/// Sum over `axes` (all when empty). Output dtype = input dtype.
+Tensor sum(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Product over `axes` (all when empty). Empty product is 1.
+Tensor prod(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Arithmetic mean over `axes` (all when empty). Mean over zero elements is NaN.
+Tensor mean(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Maximum over `axes` (all when empty). Real dtypes only (complex: DTypeMismatch); a reduced
+/// axis of size 0 throws InvalidArgument; NaN propagates.
+Tensor max(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Minimum over `axes`; same contract as max().
+Tensor min(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Sum of |x|^2 over `axes` (all when empty). Output dtype is the real dtype of the input
+/// (f32 for c64, f64 for c128).
+Tensor sum_squares(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Frobenius / 2-norm: sqrt(sum_squares(x, axes, keepdims)). Real output dtype.
+Tensor norm(const Tensor& x, Dims axes = {}, bool keepdims = false);
+
+}  // namespace tenferro

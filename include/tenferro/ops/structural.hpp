@@ -32,4 +32,37 @@ Tensor contiguous(const Tensor& x);
 /// Always a fresh contiguous copy.
 Tensor copy(const Tensor& x);
 
+// ---- Joining, diagonals, triangles (src/primitives/structural_join.cpp, structural_diag.cpp) ----
+// Outputs are fresh contiguous tensors, except diag(), which is a view (like NumPy's diagonal).
+
+/// Joins `tensors` along an existing `axis` (negative counts from the end). All inputs must have
+/// the same rank (>= 1), the same dtype (no promotion: DTypeMismatch; cast first) and equal
+/// sizes on every other axis (ShapeMismatch); an empty list is InvalidArgument.
+Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis = 0);
+inline Tensor concatenate(std::initializer_list<Tensor> tensors, std::int64_t axis = 0) {
+  return concatenate(std::span<const Tensor>(tensors.begin(), tensors.size()), axis);
+}
+/// Joins equally shaped, equally typed `tensors` along a new axis inserted at `axis`
+/// (in [-rank-1, rank]); an empty list is InvalidArgument. Defined as concatenate of unsqueezed
+/// inputs, so its derivative is the slices of the cotangent.
+Tensor stack(std::span<const Tensor> tensors, std::int64_t axis = 0);
+inline Tensor stack(std::initializer_list<Tensor> tensors, std::int64_t axis = 0) {
+  return stack(std::span<const Tensor>(tensors.begin(), tensors.size()), axis);
+}
+/// The diagonal of the last two dims (batched over leading dims): out[..., i] =
+/// x[..., i, i + offset] for offset >= 0, x[..., i - offset, i] for offset < 0. Shape
+/// [..., L] with L = max(0, min(m, n - offset)) (offset >= 0) or max(0, min(m + offset, n)).
+/// A view sharing x's storage. Rank < 2 is InvalidArgument.
+Tensor diag(const Tensor& x, std::int64_t offset = 0);
+/// Square matrices with v's last dim on diagonal `offset` and zeros elsewhere (batched over
+/// leading dims): v of shape [..., L] gives [..., L + |offset|, L + |offset|]. Rank 0 is
+/// InvalidArgument.
+Tensor diag_embed(const Tensor& v, std::int64_t offset = 0);
+/// Lower triangle of the last two dims: keeps x[..., i, j] where j <= i + k, zeros elsewhere.
+/// Rank < 2 is InvalidArgument.
+Tensor tril(const Tensor& x, std::int64_t k = 0);
+/// Upper triangle of the last two dims: keeps x[..., i, j] where j >= i + k, zeros elsewhere.
+/// Rank < 2 is InvalidArgument.
+Tensor triu(const Tensor& x, std::int64_t k = 0);
+
 }  // namespace tenferro

@@ -1,0 +1,220 @@
+// Reductions: sum, prod, mean, max, min, sum_squares, norm; and sum_to_shape.
+// Contracts and the AD conventions: tenferro/ops/reduce.hpp.
+#include "primitives/reduce.hpp"
+
+#include "primitives/reduce_rules.hpp"
+#include "primitives/rules.hpp"
+#include "tenferro/ops/reduce.hpp"
+#include "tenferro/ops/structural.hpp"
+
+namespace tenferro {
+namespace detail {
+
+std::string_view ReducePrim::name() const {
+  switch (kind_) {
+    case ReduceKind::sum:
+      return "sum";
+    case ReduceKind::prod:
+      return "prod";
+    case ReduceKind::mean:
+      return "mean";
+    case ReduceKind::max:
+      return "max";
+    case ReduceKind::min:
+      return "min";
+    case ReduceKind::sum_squares:
+      return "sum_squares";
+    case ReduceKind::norm:
+      break;
+  }
+  return "norm";
+}
+
+std::string ReducePrim::params() const {
+  return "axes=" + (axes_.empty() ? std::string("all") : dims_to_string(axes_)) +
+         " keepdims=" + (keepdims_ ? "true" : "false");
+}
+
+ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
+  const std::int64_t r = x.rank();
+  auto op = [this] { return std::string(name()); };  // built only when throwing
+  ResolvedAxes a;
+  a.mask.assign(static_cast<std::size_t>(r), axes_.empty());
+  for (std::int64_t axis : axes_) {
+    if (axis < -r || axis >= r)
+      throw Error(ErrorKind::InvalidArgument,
+                  op() + ": axis " + std::to_string(axis) + " is out of range for input " +
+                      describe(std::span<const Tensor>(&x, 1)) + " (rank " + std::to_string(r) +
+                      "); expected -rank <= axis < rank");
+    auto d = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+    if (a.mask[d])
+      throw Error(ErrorKind::InvalidArgument, op() + ": axis " + std::to_string(axis) +
+                                                  " appears more than once in axes " +
+                                                  dims_to_string(axes_) + " for input " +
+                                                  describe(std::span<const Tensor>(&x, 1)));
+    a.mask[d] = true;
+  }
+  if ((kind_ == ReduceKind::max || kind_ == ReduceKind::min) && is_complex(x.dtype()))
+    throw Error(ErrorKind::DTypeMismatch,
+                op() + ": expected a real dtype (f32 or f64), got input " +
+                    describe(std::span<const Tensor>(&x, 1)) + "; complex numbers are not ordered");
+  for (std::size_t d = 0; d < a.mask.size(); ++d) {
+    const std::int64_t n = x.shape()[d];
+    if (a.mask[d]) {
+      a.reduced.push_back(static_cast<std::int64_t>(d));
+      a.count *= n;
+      a.keep_shape.push_back(1);
+      if (keepdims_) a.out_shape.push_back(1);
+    } else {
+      a.keep_shape.push_back(n);
+      a.out_shape.push_back(n);
+    }
+  }
+  if (a.count == 0 && (kind_ == ReduceKind::max || kind_ == ReduceKind::min))
+    throw Error(ErrorKind::InvalidArgument,
+                op() + ": cannot reduce over zero elements (input " +
+                    describe(std::span<const Tensor>(&x, 1)) + ", axes " +
+                    (axes_.empty() ? std::string("all") : dims_to_string(axes_)) +
+                    "); expected every reduced axis to have size > 0 (" + op() +
+                    " has no identity element)");
+  return a;
+}
+
+void ReducePrim::infer(std::span<const Tensor> in, SpecList& out) const {
+  ResolvedAxes a = resolve(in[0]);
+  const bool real_out = kind_ == ReduceKind::sum_squares || kind_ == ReduceKind::norm;
+  out.push_back({real_out ? real_dtype(in[0].dtype()) : in[0].dtype(), std::move(a.out_shape)});
+}
+
+void ReducePrim::execute(ExecContext& ctx, std::span<const Tensor> in,
+                         std::span<Tensor> out) const {
+  ResolvedAxes a = resolve(in[0]);
+  reduce_kernel(ctx, kind_, in[0], a.mask, out[0]);
+}
+
+namespace {
+
+// The cotangent (or any result-shaped tensor) spread back over x's shape.
+Tensor broadcast_back(const Tensor& y, const ResolvedAxes& a, const Tensor& x) {
+  return broadcast_to(reshape(y, a.keep_shape), x.shape());
+}
+
+}  // namespace
+
+void ReducePrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
+                     std::span<const Tensor> t, std::span<Tensor> out_t) const {
+  if (!t[0].defined()) return;
+  const Tensor& x = primals[0];
+  const ResolvedAxes a = resolve(x);
+  const Dims& axes = a.reduced;
+  // Reducing over an empty axis list would mean "all axes": guard rank-0 / nothing-reduced.
+  auto sum_red = [&](const Tensor& v) {
+    return axes.empty() ? reshape(v, a.out_shape) : sum(v, axes, keepdims_);
+  };
+  switch (kind_) {
+    case ReduceKind::sum:
+    case ReduceKind::mean:  // linear: the op itself
+      out_t[0] = bind1(*this, {t[0]});
+      return;
+    case ReduceKind::prod:
+      out_t[0] = sum_red(rule_mul(t[0], reduce_prod_others(x, axes)));
+      return;
+    case ReduceKind::max:
+    case ReduceKind::min: {
+      Tensor w = reduce_tie_weights(x, reshape(outputs[0], a.keep_shape), axes);
+      out_t[0] = sum_red(rule_mul(t[0], w));
+      return;
+    }
+    case ReduceKind::sum_squares:
+      out_t[0] = rule_scale(rule_real(sum_red(rule_mul(rule_conj(x), t[0]))), 2.0);
+      return;
+    case ReduceKind::norm:
+      out_t[0] = rule_div_or_zero(rule_real(sum_red(rule_mul(rule_conj(x), t[0]))), outputs[0]);
+      return;
+  }
+}
+
+void ReducePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
+                     std::span<const Tensor> ct, std::span<const bool>,
+                     std::span<Tensor> in_ct) const {
+  if (!ct[0].defined()) return;
+  const Tensor& x = primals[0];
+  const ResolvedAxes a = resolve(x);
+  const Tensor g = broadcast_back(ct[0], a, x);
+  switch (kind_) {
+    case ReduceKind::sum:
+      in_ct[0] = g;
+      return;
+    case ReduceKind::mean:
+      in_ct[0] = rule_scale(g, 1.0 / static_cast<double>(a.count));
+      return;
+    case ReduceKind::prod:  // conjugate-Wirtinger: ct * conj(d prod / d x)
+      in_ct[0] = rule_mul(g, rule_conj(reduce_prod_others(x, a.reduced)));
+      return;
+    case ReduceKind::max:
+    case ReduceKind::min:
+      in_ct[0] = rule_mul(g, reduce_tie_weights(x, reshape(outputs[0], a.keep_shape), a.reduced));
+      return;
+    case ReduceKind::sum_squares:  // real-valued f(z) = |z|^2: grad 2 z (PyTorch convention)
+      in_ct[0] = rule_scale(rule_mul(x, g), 2.0);
+      return;
+    case ReduceKind::norm:
+      in_ct[0] = rule_mul(x, broadcast_back(rule_div_or_zero(ct[0], outputs[0]), a, x));
+      return;
+  }
+}
+
+Tensor sum_to_shape(const Tensor& x, std::span<const std::int64_t> shape) {
+  if (x.shape() == Dims(shape)) return x;
+  const std::size_t r = x.shape().size(), k = shape.size();
+  bool ok = k <= r;
+  const std::size_t lead = ok ? r - k : 0;
+  Dims axes;
+  for (std::size_t i = 0; i < lead; ++i) axes.push_back(static_cast<std::int64_t>(i));
+  for (std::size_t i = 0; ok && i < k; ++i) {
+    const std::int64_t have = x.shape()[lead + i];
+    if (shape[i] == 1 && have != 1)
+      axes.push_back(static_cast<std::int64_t>(lead + i));
+    else
+      ok = shape[i] == have;
+  }
+  if (!ok)
+    throw Error(ErrorKind::ShapeMismatch,
+                "sum_to_shape: cannot sum shape " + dims_to_string(x.shape()) + " down to " +
+                    dims_to_string(shape) + "; expected a shape that broadcasts to it");
+  Tensor s = axes.empty() ? x : sum(x, std::move(axes), true);
+  return reshape(s, Dims(shape));
+}
+
+}  // namespace detail
+
+namespace {
+Tensor reduce(detail::ReduceKind kind, const Tensor& x, Dims axes, bool keepdims) {
+  return detail::bind1(detail::ReducePrim(kind, std::move(axes), keepdims), {x});
+}
+}  // namespace
+
+using detail::ReduceKind;
+Tensor sum(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::sum, x, std::move(axes), keepdims);
+}
+Tensor prod(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::prod, x, std::move(axes), keepdims);
+}
+Tensor mean(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::mean, x, std::move(axes), keepdims);
+}
+Tensor max(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::max, x, std::move(axes), keepdims);
+}
+Tensor min(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::min, x, std::move(axes), keepdims);
+}
+Tensor sum_squares(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::sum_squares, x, std::move(axes), keepdims);
+}
+Tensor norm(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::norm, x, std::move(axes), keepdims);
+}
+
+}  // namespace tenferro

@@ -1,0 +1,213 @@
+// Diagonals and triangles of the last two dims (batched): diag (a view), diag_embed, tril, triu.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "core/strided.hpp"
+#include "primitives/primitive.hpp"
+#include "primitives/structural_prims.hpp"
+#include "tenferro/ops/structural.hpp"
+
+namespace tenferro {
+namespace detail {
+namespace {
+
+using I = std::int64_t;
+
+void require_matrix(const Tensor& x, const char* op) {
+  if (x.rank() < 2)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": expected a tensor of rank >= 2 (a batch of matrices), got " +
+                    describe(std::span<const Tensor>(&x, 1)));
+}
+
+I diag_length(I m, I n, I k) {
+  return std::max<I>(0, k >= 0 ? std::min(m, n - k) : std::min(m + k, n));
+}
+
+// The diagonal view of x's last two dims (x concrete or symbolic: strides are x's).
+void diag_geometry(const Tensor& x, I k, Dims& shape, Dims& strides, I& offset) {
+  const std::size_t r = x.shape().size();
+  const I m = x.shape()[r - 2], n = x.shape()[r - 1], sm = x.strides()[r - 2],
+          sn = x.strides()[r - 1];
+  shape = Dims(x.shape().begin(), x.shape().end() - 2);
+  strides = Dims(x.strides().begin(), x.strides().end() - 2);
+  const I len = diag_length(m, n, k);
+  shape.push_back(len);
+  strides.push_back(sm + sn);
+  offset = x.offset() + (len > 0 ? (k >= 0 ? k * sn : -k * sm) : 0);
+}
+
+Tensor diag_view(const Tensor& x, I k) {
+  Dims shape, strides;
+  I offset;
+  diag_geometry(x, k, shape, strides, offset);
+  return Tensor(x.storage(), std::move(shape), std::move(strides), offset, x.dtype());
+}
+
+class DiagEmbedPrim;
+
+class DiagPrim final : public PrimitiveWith<DiagPrim> {
+ public:
+  explicit DiagPrim(I k) : k_(k) {}
+  std::string_view name() const override { return "diag"; }
+  std::string params() const override { return "offset=" + std::to_string(k_); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    require_matrix(in[0], "diag");
+    Dims shape, strides;
+    I offset;
+    diag_geometry(in[0], k_, shape, strides, offset);
+    out.push_back({in[0].dtype(), std::move(shape)});
+  }
+  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+    require_matrix(in[0], "diag");
+    if (!in[0].has_storage()) return false;
+    out = diag_view(in[0], k_);
+    return true;
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    copy_to_contiguous(diag_view(in[0], k_), out[0].data_ptr(), out[0].dtype());
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    if (t[0].defined()) out_t[0] = bind1(*this, {t[0]});
+  }
+  void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override;
+
+ private:
+  I k_;
+};
+
+// Zeros of [..., rows, cols] with v's last dim on diagonal k. rows = cols = -1: the square
+// size L + |k| (the public diag_embed); explicit sizes: the adjoint of diag on an m x n input.
+class DiagEmbedPrim final : public PrimitiveWith<DiagEmbedPrim> {
+ public:
+  DiagEmbedPrim(I k, I rows, I cols) : k_(k), rows_(rows), cols_(cols) {}
+  std::string_view name() const override { return "diag_embed"; }
+  std::string params() const override {
+    return "offset=" + std::to_string(k_) +
+           (rows_ < 0 ? "" : " rows=" + std::to_string(rows_) + " cols=" + std::to_string(cols_));
+  }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    if (in[0].rank() < 1)
+      throw Error(
+          ErrorKind::InvalidArgument,
+          "diag_embed: expected a tensor of rank >= 1 (a batch of vectors), got " + describe(in));
+    const I len = in[0].shape().back();
+    I m = rows_, n = cols_;
+    if (rows_ < 0) m = n = len + (k_ < 0 ? -k_ : k_);
+    if (diag_length(m, n, k_) != len)
+      throw Error(ErrorKind::ShapeMismatch, "diag_embed: input " + describe(in) +
+                                                " does not fit diagonal " + std::to_string(k_) +
+                                                " of a " + std::to_string(m) + " x " +
+                                                std::to_string(n) + " matrix");
+    Dims shape(in[0].shape().begin(), in[0].shape().end() - 1);
+    shape.push_back(m);
+    shape.push_back(n);
+    out.push_back({in[0].dtype(), std::move(shape)});
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    std::memset(out[0].data_ptr(), 0,
+                static_cast<std::size_t>(out[0].numel()) * dtype_size(out[0].dtype()));
+    if (in[0].numel() == 0) return;
+    Tensor d = diag_view(out[0], k_);
+    visit_dtype(in[0].dtype(), [&](auto z) {
+      using T = decltype(z);
+      std::unique_ptr<T[]> packed(new T[static_cast<std::size_t>(in[0].numel())]);
+      copy_to_contiguous(in[0], packed.get(), in[0].dtype());
+      T* dst = static_cast<T*>(out[0].data_ptr());
+      const T* src = packed.get();
+      for_each_offset(d.shape(), d.strides(), d.offset(), [&](I off) { dst[off] = *src++; });
+    });
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    if (t[0].defined()) out_t[0] = bind1(*this, {t[0]});
+  }
+  void vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override {
+    if (ct[0].defined()) in_ct[0] = diag(ct[0], k_);
+  }
+
+ private:
+  I k_, rows_, cols_;
+};
+
+void DiagPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>,
+                   std::span<const Tensor> ct, std::span<const bool>,
+                   std::span<Tensor> in_ct) const {
+  if (!ct[0].defined()) return;
+  const Dims& s = primals[0].shape();
+  in_ct[0] = bind1(DiagEmbedPrim(k_, s[s.size() - 2], s[s.size() - 1]), {ct[0]});
+}
+
+// tril (lower) keeps j <= i + k; triu keeps j >= i + k.
+class TriPrim final : public PrimitiveWith<TriPrim> {
+ public:
+  TriPrim(bool lower, I k) : lower_(lower), k_(k) {}
+  std::string_view name() const override { return lower_ ? "tril" : "triu"; }
+  std::string params() const override { return "k=" + std::to_string(k_); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    require_matrix(in[0], lower_ ? "tril" : "triu");
+    out.push_back({in[0].dtype(), in[0].shape()});
+  }
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    copy_to_contiguous(in[0], out[0].data_ptr(), out[0].dtype());
+    const Dims& s = out[0].shape();
+    const I m = s[s.size() - 2], n = s[s.size() - 1];
+    const I batch = m * n == 0 ? 0 : out[0].numel() / (m * n);
+    const std::size_t item = dtype_size(out[0].dtype());
+    char* base = static_cast<char*>(out[0].data_ptr());
+    for (I b = 0; b < batch; ++b)
+      for (I i = 0; i < m; ++i) {
+        // Zeroed columns of row i: [lo, hi).
+        const I lo = lower_ ? std::clamp<I>(i + k_ + 1, 0, n) : 0;
+        const I hi = lower_ ? n : std::clamp<I>(i + k_, 0, n);
+        if (hi > lo)
+          std::memset(base + ((b * m + i) * n + lo) * static_cast<I>(item), 0,
+                      static_cast<std::size_t>(hi - lo) * item);
+      }
+  }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    if (t[0].defined()) out_t[0] = bind1(*this, {t[0]});
+  }
+  void vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool>, std::span<Tensor> in_ct) const override {
+    if (ct[0].defined()) in_ct[0] = bind1(*this, {ct[0]});
+  }
+
+ private:
+  bool lower_;
+  I k_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Primitive> diag_primitive(std::int64_t offset) {
+  return DiagPrim(offset).share();
+}
+std::shared_ptr<const Primitive> diag_embed_primitive(std::int64_t offset) {
+  return DiagEmbedPrim(offset, -1, -1).share();
+}
+std::shared_ptr<const Primitive> tri_primitive(bool lower, std::int64_t k) {
+  return TriPrim(lower, k).share();
+}
+
+}  // namespace detail
+
+Tensor diag(const Tensor& x, std::int64_t offset) {
+  return detail::bind1(detail::DiagPrim(offset), {x});
+}
+Tensor diag_embed(const Tensor& v, std::int64_t offset) {
+  return detail::bind1(detail::DiagEmbedPrim(offset, -1, -1), {v});
+}
+Tensor tril(const Tensor& x, std::int64_t k) {
+  return detail::bind1(detail::TriPrim(true, k), {x});
+}
+Tensor triu(const Tensor& x, std::int64_t k) {
+  return detail::bind1(detail::TriPrim(false, k), {x});
+}
+
+}  // namespace tenferro

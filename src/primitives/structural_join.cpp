@@ -1,0 +1,147 @@
+// concatenate (a primitive) and stack (concatenate of unsqueezed inputs).
+#include <cstring>
+#include <memory>
+
+#include "core/strided.hpp"
+#include "primitives/primitive.hpp"
+#include "primitives/structural_prims.hpp"
+#include "tenferro/ops.hpp"
+
+namespace tenferro {
+namespace detail {
+namespace {
+
+using I = std::int64_t;
+
+void require_some(std::span<const Tensor> in, const char* op) {
+  if (in.empty())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": expected at least one tensor, got an empty list");
+}
+
+// Inputs agree in dtype, rank (>= 1) and every size but `axis`; returns the normalised axis.
+std::size_t check_concat(std::span<const Tensor> in, I axis) {
+  require_some(in, "concatenate");
+  const I r = in[0].rank();
+  if (r == 0 || axis < -r || axis >= r)
+    throw Error(ErrorKind::InvalidArgument, "concatenate: axis " + std::to_string(axis) +
+                                                " is out of range for inputs " + describe(in) +
+                                                "; expected rank >= 1 and -rank <= axis < rank");
+  const auto a = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+  for (const Tensor& t : in) {
+    if (t.dtype() != in[0].dtype())
+      throw Error(ErrorKind::DTypeMismatch, "concatenate: inputs " + describe(in) +
+                                                " have different dtypes; expected one dtype "
+                                                "(concatenate does not promote; cast first)");
+    bool same = t.rank() == r;
+    for (std::size_t d = 0; same && d < t.shape().size(); ++d)
+      same = d == a || t.shape()[d] == in[0].shape()[d];
+    if (!same)
+      throw Error(ErrorKind::ShapeMismatch, "concatenate: inputs " + describe(in) +
+                                                " differ in rank or in a size other "
+                                                "than axis " +
+                                                std::to_string(axis) +
+                                                "; expected equal shapes except along it");
+  }
+  return a;
+}
+
+class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
+ public:
+  explicit ConcatPrim(I axis) : axis_(axis) {}
+  std::string_view name() const override { return "concatenate"; }
+  std::string params() const override { return "axis=" + std::to_string(axis_); }
+
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    const std::size_t a = check_concat(in, axis_);
+    Dims shape = in[0].shape();
+    shape[a] = 0;
+    for (const Tensor& t : in) shape[a] += t.shape()[a];
+    out.push_back({in[0].dtype(), std::move(shape)});
+  }
+
+  // Each input fills, for every outer index, one contiguous block of the output row.
+  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    const std::size_t a = check_concat(in, axis_);
+    const Dims& os = out[0].shape();
+    const std::size_t item = dtype_size(out[0].dtype());
+    const I outer = dims_numel(std::span<const I>(os.data(), a));
+    const I inner = dims_numel(std::span<const I>(os.data() + a + 1, os.size() - a - 1));
+    const I row = os[a] * inner * static_cast<I>(item);
+    char* dst = static_cast<char*>(out[0].data_ptr());
+    I at = 0;  // byte offset of this input's block within an output row
+    for (const Tensor& t : in) {
+      const I block = t.shape()[a] * inner * static_cast<I>(item);
+      if (t.numel() > 0) {
+        std::unique_ptr<char[]> hold;
+        const char* src = static_cast<const char*>(t.data_ptr());
+        if (!t.is_contiguous()) {
+          hold.reset(new char[static_cast<std::size_t>(t.numel()) * item]);
+          copy_to_contiguous(t, hold.get(), t.dtype());
+          src = hold.get();
+        }
+        for (I o = 0; o < outer; ++o)
+          std::memcpy(dst + o * row + at, src + o * block, static_cast<std::size_t>(block));
+      }
+      at += block;
+    }
+  }
+
+  void jvp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    bool any = false;
+    for (const Tensor& v : t) any |= v.defined();
+    if (!any) return;
+    TensorList parts;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      parts.push_back(t[i].defined() ? t[i] : zeros(primals[i].shape(), primals[i].dtype()));
+    out_t[0] = bind1(*this, std::span<const Tensor>(parts.data(), parts.size()));
+  }
+
+  void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool> needs, std::span<Tensor> in_ct) const override {
+    if (!ct[0].defined()) return;
+    const std::size_t a = check_concat(primals, axis_);
+    I at = 0;
+    for (std::size_t i = 0; i < primals.size(); ++i) {
+      const I n = primals[i].shape()[a];
+      if (needs[i]) in_ct[i] = slice(ct[0], static_cast<I>(a), at, at + n);
+      at += n;
+    }
+  }
+
+ private:
+  I axis_;
+};
+
+}  // namespace
+
+std::shared_ptr<const Primitive> concatenate_primitive(std::int64_t axis) {
+  return ConcatPrim(axis).share();
+}
+
+}  // namespace detail
+
+Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis) {
+  detail::require_some(tensors, "concatenate");
+  return detail::bind1(detail::ConcatPrim(axis), tensors);
+}
+
+Tensor stack(std::span<const Tensor> tensors, std::int64_t axis) {
+  detail::require_some(tensors, "stack");
+  for (const Tensor& t : tensors) {
+    if (!t.defined()) break;  // bind() reports undefined inputs
+    if (t.dtype() != tensors[0].dtype())
+      throw Error(ErrorKind::DTypeMismatch, "stack: inputs " + detail::describe(tensors) +
+                                                " have different dtypes; expected one dtype");
+    if (!(t.shape() == tensors[0].shape()))
+      throw Error(ErrorKind::ShapeMismatch, "stack: inputs " + detail::describe(tensors) +
+                                                " have different shapes; expected equal shapes");
+  }
+  const std::int64_t a = detail::normalize_axis(axis, tensors[0].rank() + 1, "stack");
+  detail::TensorList parts;
+  for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, a));
+  return concatenate(std::span<const Tensor>(parts.data(), parts.size()), a);
+}
+
+}  // namespace tenferro

@@ -1,0 +1,18 @@
+// The joining / diagonal / triangle primitives as catalog objects (tests call their rules
+// directly; the public functions are in tenferro/ops/structural.hpp).
+#pragma once
+
+#include <memory>
+
+#include "primitives/primitive.hpp"
+
+namespace tenferro::detail {
+
+std::shared_ptr<const Primitive> concatenate_primitive(std::int64_t axis);
+std::shared_ptr<const Primitive> diag_primitive(std::int64_t offset);
+/// The public diag_embed (square output).
+std::shared_ptr<const Primitive> diag_embed_primitive(std::int64_t offset);
+/// tril (lower = true) or triu.
+std::shared_ptr<const Primitive> tri_primitive(bool lower, std::int64_t k);
+
+}  // namespace tenferro::detail

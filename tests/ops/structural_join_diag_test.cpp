@@ -1,0 +1,154 @@
+// concatenate, stack, diag, diag_embed, tril, triu against long-double references (table rows
+// x dtypes x layouts), budgets 1 vs 4, views, and bad input.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "common/reduce_table.hpp"
+#include "tenferro/ops.hpp"
+
+using namespace tenferro;
+using namespace tenferro::testing;
+
+namespace {
+
+template <class F>
+void expect_error(ErrorKind kind, F&& f, std::initializer_list<const char*> fragments) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an Error of kind " << to_string(kind);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    for (const char* s : fragments)
+      EXPECT_NE(std::string(e.what()).find(s), std::string::npos)
+          << "missing '" << s << "' in: " << e.what();
+  }
+}
+
+std::vector<Tensor> inputs_for(const StructuralRow& row, DType dt, Layout l, std::uint64_t seed) {
+  std::vector<Tensor> xs;
+  for (const Dims& s : row.shapes)
+    xs.push_back(with_layout(make_input(s, dt, Domain::normal, seed++), l));
+  return xs;
+}
+
+}  // namespace
+
+TEST(Structural, MatchesReferenceAllDtypesLayouts) {
+  std::uint64_t seed = 11;
+  for (const StructuralRow& row : structural_table())
+    for (DType dt : all_dtypes)
+      for (Layout l : {Layout::contiguous, Layout::permuted, Layout::sliced}) {
+        std::vector<Tensor> xs = inputs_for(row, dt, l, seed);
+        seed += 10;
+        std::vector<RefTensor> refs;
+        std::vector<std::vector<cld>> before;
+        for (const Tensor& x : xs) refs.push_back(to_ref(x));
+        const std::string what =
+            std::string(row.name) + " " + std::string(dtype_name(dt)) + " " + layout_name(l);
+        Tensor y = row.op(xs);
+        RefTensor want = row.ref(refs);
+        ASSERT_EQ(y.dtype(), dt) << what;
+        ASSERT_EQ(y.shape(), want.shape) << what;
+        RefTensor got = to_ref(y);
+        for (std::size_t i = 0; i < want.v.size(); ++i)  // pure data movement: exact
+          EXPECT_EQ(got.v[i], want.v[i]) << what << " at " << i;
+        for (std::size_t i = 0; i < xs.size(); ++i)
+          EXPECT_EQ(to_ref(xs[i]).v, refs[i].v) << what << ": input " << i << " modified";
+      }
+}
+
+TEST(Structural, BudgetsOneAndFourAreBitwiseEqual) {
+  CpuBackend one(CpuBackendOptions{.threads = 1}), four(CpuBackendOptions{.threads = 4});
+  for (const StructuralRow& row : structural_table())
+    for (DType dt : all_dtypes) {
+      std::vector<Tensor> xs = inputs_for(row, dt, Layout::permuted, 5);
+      Tensor a, b;
+      {
+        BackendGuard use(one);
+        a = contiguous(row.op(xs));
+      }
+      {
+        BackendGuard use(four);
+        b = contiguous(row.op(xs));
+      }
+      ASSERT_EQ(a.shape(), b.shape());
+      EXPECT_EQ(std::memcmp(a.data_ptr(), b.data_ptr(),
+                            static_cast<std::size_t>(a.numel()) * dtype_size(a.dtype())),
+                0)
+          << row.name;
+    }
+}
+
+TEST(Structural, EdgeShapes) {
+  // Stack of scalars, concatenate of one tensor (a copy), large rows.
+  Tensor s = stack({scalar_tensor(1.0), scalar_tensor(2.0), scalar_tensor(3.0)});
+  EXPECT_EQ(s.shape(), (Dims{3}));
+  EXPECT_EQ(s.to_vector<double>(), (std::vector<double>{1, 2, 3}));
+  Tensor a = arange(6).reshape({2, 3});
+  Tensor c = concatenate({a});
+  EXPECT_NE(c.storage().get(), a.storage().get());
+  EXPECT_EQ(c.to_vector<double>(), a.to_vector<double>());
+  EXPECT_EQ(concatenate({zeros({0, 2}), zeros({0, 2})}).shape(), (Dims{0, 2}));
+  // diag is a view; an offset past the matrix gives an empty diagonal.
+  Tensor m = arange(12).reshape({3, 4});
+  Tensor d = diag(m, 1);
+  EXPECT_EQ(d.storage().get(), m.storage().get());
+  EXPECT_EQ(d.to_vector<double>(), (std::vector<double>{1, 6, 11}));
+  EXPECT_EQ(diag(m, 4).shape(), (Dims{0}));
+  EXPECT_EQ(diag(m, -3).shape(), (Dims{0}));
+  EXPECT_EQ(diag(m, -2).to_vector<double>(), (std::vector<double>{8}));
+  EXPECT_EQ(diag_embed(zeros({2, 0}), 1).shape(), (Dims{2, 1, 1}));
+  EXPECT_EQ(tril(zeros({2, 0, 3})).shape(), (Dims{2, 0, 3}));
+  // tril + triu(k + 1) partitions the matrix.
+  for (std::int64_t k = -4; k <= 4; ++k) {
+    Tensor t = tril(m, k), u = triu(m, k + 1);
+    std::vector<double> tv = t.to_vector<double>(), uv = u.to_vector<double>();
+    for (std::size_t i = 0; i < tv.size(); ++i)
+      EXPECT_EQ(tv[i] + uv[i], static_cast<double>(i)) << k;
+  }
+}
+
+TEST(Structural, BadInput) {
+  Tensor a = zeros({2, 3}), b = zeros({2, 4}), c = zeros({2, 3}, DType::f32), v = zeros({3});
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 concatenate({a, b}, 0);
+               },
+               {"concatenate", "[2, 3] f64, [2, 4] f64"});
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 concatenate({a, v}, 0);
+               },
+               {"concatenate", "[3] f64"});
+  expect_error(ErrorKind::DTypeMismatch,
+               [&] {
+                 concatenate({a, c}, 1);
+               },
+               {"concatenate", "[2, 3] f32", "cast"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 concatenate({a, a}, 2);
+               },
+               {"concatenate", "axis 2", "[2, 3] f64"});
+  expect_error(ErrorKind::InvalidArgument, [&] { concatenate({scalar_tensor(1.0)}, 0); },
+               {"concatenate", "[] f64"});
+  expect_error(ErrorKind::InvalidArgument, [&] { concatenate(std::span<const Tensor>{}, 0); },
+               {"concatenate", "at least one"});
+  expect_error(ErrorKind::InvalidArgument, [&] { stack(std::span<const Tensor>{}, 0); },
+               {"stack", "at least one"});
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 stack({a, b});
+               },
+               {"stack", "[2, 3] f64, [2, 4] f64"});
+  expect_error(ErrorKind::DTypeMismatch, [&] { stack({a, c}); }, {"stack", "f32"});
+  expect_error(ErrorKind::InvalidArgument, [&] { stack({a, a}, 3); }, {"stack", "axis 3"});
+  expect_error(ErrorKind::InvalidArgument, [&] { tril(v); }, {"tril", "[3] f64", "rank >= 2"});
+  expect_error(ErrorKind::InvalidArgument, [&] { triu(scalar_tensor(1.0)); }, {"triu", "[] f64"});
+  expect_error(ErrorKind::InvalidArgument, [&] { diag(v); }, {"diag", "[3] f64"});
+  expect_error(ErrorKind::InvalidArgument, [&] { diag_embed(scalar_tensor(1.0)); },
+               {"diag_embed", "[] f64"});
+  expect_error(ErrorKind::InvalidArgument, [&] { concatenate({a, Tensor()}); }, {"undefined"});
+}
