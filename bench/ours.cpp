@@ -26,7 +26,7 @@
 #define TF_BENCH_HAVE_MATMUL 0   // matmul / bmm (ops-contract)
 #define TF_BENCH_HAVE_EINSUM 0   // einsum (ops-contract)
 #define TF_BENCH_HAVE_ELEMENTWISE 0  // add, mul (ops-elementwise)
-#define TF_BENCH_HAVE_REDUCE 0       // sum (ops-reduce)
+#define TF_BENCH_HAVE_REDUCE 1       // sum (ops-reduce)
 #define TF_BENCH_HAVE_GRAD 0         // eager reverse-mode grad (autodiff)
 #define TF_BENCH_HAVE_TRACE 0        // trace, grad(Program), Runtime::prepare/run (trace)
 
