@@ -40,6 +40,7 @@ void usage(std::ostream& os) {
         "  --variants  only variants whose name matches (default all)\n"
         "  --quick     1 ms samples and a 1 s cap per measurement (whole run < 2 min)\n"
         "  --json      also write every JSON line (headers + results) to FILE\n"
+        "  --self-test check the harness's statistics, JSON and table code, then exit\n"
         "The markdown table goes to stdout, progress to stderr.\n";
 }
 
@@ -126,6 +127,8 @@ int main(int argc, char** argv) {
         child_threads = std::atoi(value().c_str());
       } else if (a == "--child-out") {
         child_out = value();
+      } else if (a == "--self-test") {
+        return bench::self_test();
       } else if (a == "-h" || a == "--help") {
         usage(std::cout);
         return 0;

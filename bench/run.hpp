@@ -18,6 +18,9 @@ struct RunOptions {
 /// `out_file` (flushed per row, so a crash keeps what was measured). Returns the exit status.
 int run_child(const RunOptions& opt, int threads, const std::string& out_file);
 
+/// Checks of the harness itself (selftest.cpp); returns the exit status.
+int self_test();
+
 /// The markdown report of the JSON lines of one or more runs.
 void print_markdown(std::ostream& os, const std::vector<std::string>& json_lines);
 

@@ -24,7 +24,8 @@ double median_ns(F&& f, long iters = 200000) {
     auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < iters; ++i) f();
     auto t1 = std::chrono::steady_clock::now();
-    runs.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(iters));
+    runs.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
+                   static_cast<double>(iters));
   }
   std::sort(runs.begin(), runs.end());
   return runs[runs.size() / 2];
@@ -44,22 +45,27 @@ int main() {
     for (BackendKind k : {BackendKind::native, BackendKind::blas}) {
       CpuBackend b = make(t, k);
       const char* kn = k == BackendKind::native ? "native" : "blas";
-      double op = median_ns([&] { g_sink = g_sink + run_operation(b, [](ExecContext&) { return 1; }); });
+      double op =
+          median_ns([&] { g_sink = g_sink + run_operation(b, [](ExecContext&) { return 1; }); });
       double ses = median_ns([&] { b.with_session([](Session&) { g_sink = g_sink + 1; }); });
       double alloc = median_ns([&] {
-        StoragePtr s = run_operation(b, [](ExecContext& ctx) { return StoragePtr(ctx.allocate(128)); });
+        StoragePtr s =
+            run_operation(b, [](ExecContext& ctx) { return StoragePtr(ctx.allocate(128)); });
         g_sink = g_sink + static_cast<long>(s->bytes);
       });
       double loan = 0, loan_alloc = 0, in_session = 0;
       b.with_execution_scope([&] {
-        loan = median_ns([&] { g_sink = g_sink + run_operation(b, [](ExecContext&) { return 1; }); });
+        loan =
+            median_ns([&] { g_sink = g_sink + run_operation(b, [](ExecContext&) { return 1; }); });
         loan_alloc = median_ns([&] {
-          StoragePtr s = run_operation(b, [](ExecContext& ctx) { return StoragePtr(ctx.allocate(128)); });
+          StoragePtr s =
+              run_operation(b, [](ExecContext& ctx) { return StoragePtr(ctx.allocate(128)); });
           g_sink = g_sink + static_cast<long>(s->bytes);
         });
       });
       b.with_session([&](Session&) {
-        in_session = median_ns([&] { g_sink = g_sink + run_operation(b, [](ExecContext&) { return 1; }); });
+        in_session =
+            median_ns([&] { g_sink = g_sink + run_operation(b, [](ExecContext&) { return 1; }); });
       });
       std::printf("budget %d %-6s empty run_operation            %10.1f\n", t, kn, op);
       std::printf("budget %d %-6s empty with_session             %10.1f\n", t, kn, ses);
