@@ -23,7 +23,7 @@
 
 // What the tenferro side of this build can do. Each switch turns on when the API lands in main.
 #define TF_BENCH_HAVE_RUNTIME 1  // CpuBackend::executor_entries, with_execution_scope, with_session
-#define TF_BENCH_HAVE_MATMUL 0   // matmul / bmm (ops-contract)
+#define TF_BENCH_HAVE_MATMUL 1   // matmul / bmm (ops-contract)
 #define TF_BENCH_HAVE_EINSUM 0   // einsum (ops-contract)
 #define TF_BENCH_HAVE_ELEMENTWISE 0  // add, mul (ops-elementwise)
 #define TF_BENCH_HAVE_REDUCE 1       // sum (ops-reduce)

@@ -4,6 +4,8 @@
 #include <sched.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstring>
 
 #include <oneapi/tbb/global_control.h>
@@ -70,6 +72,8 @@ void retire_cell(ExecutorCell* c) noexcept {
 
 // Per-thread stack of observer entries (entries and exits nest per thread).
 struct WorkerFrame {
+  const ExecutorCell* cell;  // the executor that pushed this frame, and its generation then
+  std::uint64_t gen;
   const ExecutorCell* prev_cell;
   std::uint64_t prev_gen;
   bool restore_mask;
@@ -78,6 +82,23 @@ struct WorkerFrame {
 constexpr int kMaxFrames = 8;
 thread_local WorkerFrame tls_frames[kMaxFrames];
 thread_local int tls_frame_depth = 0;
+
+void pop_frame() noexcept {
+  WorkerFrame& fr = tls_frames[--tls_frame_depth];
+  tls_admission.worker_cell = fr.prev_cell;
+  tls_admission.worker_gen = fr.prev_gen;
+  if (fr.restore_mask) sched_setaffinity(0, sizeof(fr.old_mask), &fr.old_mask);
+}
+
+// A frame whose executor died before this worker's exit notification (the observer was gone)
+// is undone at the worker's next notification: tag and CPU mask are restored.
+void pop_stale_frames() noexcept {
+  while (tls_frame_depth > 0 && tls_frame_depth <= kMaxFrames) {
+    const WorkerFrame& top = tls_frames[tls_frame_depth - 1];
+    if (top.cell->generation.load(std::memory_order_acquire) == top.gen) return;
+    pop_frame();
+  }
+}
 
 class WorkerObserver final : public tbb::task_scheduler_observer {
  public:
@@ -115,6 +136,13 @@ std::unique_ptr<Executor> Executor::external(tbb::task_arena& arena) {
 Executor::Executor() : cell_(acquire_cell()) {}
 
 Executor::~Executor() {
+  if (observer_) {
+    // Let idle workers leave first so their exit notifications restore tag and CPU mask (they leave
+    // an arena without work within microseconds); a straggler is repaired by pop_stale_frames.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
+    while (workers_inside_.load(std::memory_order_acquire) != 0 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
   observer_.reset();  // stop notifications before the arena goes
   if (arena_) arena_->terminate();
   retire_cell(cell_);  // workers still tagged with it now see a stale generation
@@ -127,6 +155,7 @@ void Executor::create_arena() {
   auto arena = std::make_unique<tbb::task_arena>(threads_, /*reserved_for_masters=*/1);
   arena->initialize();
   auto observer = std::make_unique<WorkerObserver>(*arena, *this);
+  published_.store(true, std::memory_order_release);  // an edge TSan sees (oneTBB's own is not instrumented)
   observer->observe(true);
   arena_ = std::move(arena);
   observer_ = std::move(observer);
@@ -151,17 +180,22 @@ void Executor::enter(FunctionRef<void()> f) {
 }
 
 void Executor::on_worker_entry() noexcept {
+  if (!published_.load(std::memory_order_acquire)) return;  // unreachable: observe(true) follows it
+  workers_inside_.fetch_add(1, std::memory_order_relaxed);
   ThreadAdmission& t = tls_admission;
+  pop_stale_frames();
   if (tls_frame_depth >= kMaxFrames) {  // pathological nesting: tag nothing, change nothing
     ++tls_frame_depth;
     return;
   }
   WorkerFrame& fr = tls_frames[tls_frame_depth++];
+  fr.cell = cell_;
+  fr.gen = cell_->generation.load(std::memory_order_acquire);
   fr.prev_cell = t.worker_cell;
   fr.prev_gen = t.worker_gen;
   fr.restore_mask = false;
   t.worker_cell = cell_;
-  t.worker_gen = cell_->generation.load(std::memory_order_acquire);
+  t.worker_gen = fr.gen;
   if (!pin_to_) return;
   if (sched_getaffinity(0, sizeof(fr.old_mask), &fr.old_mask) != 0) {
     pin_failures_.fetch_add(1, std::memory_order_relaxed);
@@ -193,13 +227,13 @@ void Executor::on_worker_entry() noexcept {
 }
 
 void Executor::on_worker_exit() noexcept {
-  ThreadAdmission& t = tls_admission;
-  if (tls_frame_depth == 0) return;  // observer activated while this worker was inside
-  if (tls_frame_depth-- > kMaxFrames) return;
-  WorkerFrame& fr = tls_frames[tls_frame_depth];
-  t.worker_cell = fr.prev_cell;
-  t.worker_gen = fr.prev_gen;
-  if (fr.restore_mask) sched_setaffinity(0, sizeof(fr.old_mask), &fr.old_mask);
+  pop_stale_frames();
+  if (tls_frame_depth > kMaxFrames) {
+    --tls_frame_depth;
+  } else if (tls_frame_depth > 0 && tls_frames[tls_frame_depth - 1].cell == cell_) {
+    pop_frame();
+  }
+  workers_inside_.fetch_sub(1, std::memory_order_release);  // ~Executor waits for zero
 }
 
 PinningReport Executor::pinning() const {

@@ -13,7 +13,9 @@
 // Workers of a managed arena are tagged (ThreadAdmission::worker_cell) by the observer for the owner
 // guard (Note [Owner guard]) and, when requested, confined to the placement with sched_setaffinity
 // and verified with sched_getaffinity from inside the worker; the previous mask is restored when
-// the worker leaves the arena. A refusal is counted and described, never hidden.
+// the worker leaves the arena. A refusal is counted and described, never hidden. The destructor
+// waits (briefly) for workers to leave, so their exit notifications run; a worker that outstays it
+// restores tag and mask at its next notification from any Tenferro arena.
 #pragma once
 
 #include <atomic>
@@ -86,6 +88,8 @@ class Executor {
   std::atomic<std::uint64_t> entries_{0};
 
   std::atomic<bool> arena_ready_{false};
+  std::atomic<bool> published_{false};
+  std::atomic<int> workers_inside_{0};
   std::mutex create_mu_;
   std::unique_ptr<tbb::task_arena> arena_;
   std::unique_ptr<tbb::task_scheduler_observer> observer_;

@@ -182,6 +182,40 @@ TEST(CpuBackend, PinnedWorkersAreVerifiedOrTheDiagnosticSaysWhy) {
   EXPECT_FALSE(make(2).diagnostics().pinning_requested);
 }
 
+TEST(CpuBackend, WorkersPinnedByADestroyedBackendGetTheirMaskBack) {
+  const CpuSet allowed = CpuSet::process_allowed();
+  if (allowed.count() < 2) GTEST_SKIP() << "needs two CPUs to tell a pinned mask from the process's";
+  {
+    CpuBackendOptions o;
+    o.threads = 2;
+    o.placement = CpuSet{allowed.first()};
+    o.pin_workers = true;
+    CpuBackend b(o);
+    run_operation(b, [](ExecContext& ctx) {
+      ctx.parallel_for(1 << 20, 1 << 12, [](std::int64_t, std::int64_t) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      });
+    });
+  }
+  std::mutex mu;
+  std::vector<CpuSet> masks;
+  tbb::task_arena plain(2);
+  plain.execute([&] {
+    tbb::parallel_for(0, 256, [&](int) {
+      cpu_set_t m;
+      CPU_ZERO(&m);
+      sched_getaffinity(0, sizeof(m), &m);
+      CpuSet s;
+      for (int c = 0; c < CPU_SETSIZE && c < CpuSet::max_cpus; ++c)
+        if (CPU_ISSET(c, &m)) s.add(c);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      std::lock_guard lock(mu);
+      masks.push_back(s);
+    });
+  });
+  for (const CpuSet& s : masks) EXPECT_EQ(s, allowed) << "a TBB worker kept a destroyed backend's pinning";
+}
+
 TEST(CpuBackend, ExternalDomainRunsOnTheCallersArenaAndNeverCreatesOne) {
   tbb::task_arena arena(3);
   arena.initialize();

@@ -1,0 +1,130 @@
+// Fixed-size batched GEMM kernels for m, n, k <= 8 (Note [Canonical GEMM]).
+//
+// Note [Tiny GEMM kernels]: a 16 x (2x2 * 2x2) f64 product is ~130 flops; a BLAS call per matrix
+// costs far more than that, so tiny problems run here. Each matrix's operands are first loaded
+// into local arrays (any strides, conjugation applied on load), then multiplied with loops whose
+// trip counts are compile-time constants, so the compiler unrolls and keeps everything in
+// registers. Compile-time kernels exist for square shapes 1..8, each in a strided form and a
+// contiguous form (constant offsets); other shapes up to 8 use the same code with runtime trip
+// counts. (An earlier version instantiated every (m, n, k) in {1..4}^3 as well: 4x the compile
+// time for little gain over the runtime-size loop.)
+#include "cpu/kernels/gemm.hpp"
+
+namespace tenferro::detail {
+namespace {
+
+// Multiply-add without the NaN/Inf recovery of std::complex's operator* (as BLAS does).
+template <class T>
+inline void mac(T& acc, const T& x, const T& y) noexcept {
+  if constexpr (is_complex_v<T>) {
+    acc = T(acc.real() + x.real() * y.real() - x.imag() * y.imag(),
+            acc.imag() + x.real() * y.imag() + x.imag() * y.real());
+  } else {
+    acc += x * y;
+  }
+}
+
+// Loads x, conjugated when `sign` is -1 (for complex T; real T ignores it).
+template <class T>
+inline T load(const T* p, real_t<T> sign) noexcept {
+  if constexpr (is_complex_v<T>) {
+    return T(p->real(), sign * p->imag());
+  } else {
+    (void)sign;
+    return *p;
+  }
+}
+
+// Calls f(a_off, b_off, c_off) for batch indices [b0, b1); rank <= 1 batches avoid the cursor.
+template <class F>
+inline void for_each_batch(const GemmProblem& p, std::int64_t b0, std::int64_t b1, F&& f) {
+  if (p.batch_shape.size() <= 1) {
+    const std::int64_t sa = p.batch_shape.empty() ? 0 : p.batch_a[0];
+    const std::int64_t sb = p.batch_shape.empty() ? 0 : p.batch_b[0];
+    const std::int64_t sc = p.batch_shape.empty() ? 0 : p.batch_c[0];
+    for (std::int64_t i = b0; i < b1; ++i) f(i * sa, i * sb, i * sc);
+    return;
+  }
+  BatchCursor cur(p, b0);
+  for (std::int64_t i = b0; i < b1; ++i, cur.next()) f(cur.a(), cur.b(), cur.c());
+}
+
+// S > 0: compile-time square size S (and, when Contig, the strides of contiguous row-major
+// matrices, so every load and store has a constant offset). S == 0: runtime sizes (<= 8) and
+// strides.
+template <class T, int S, bool Contig>
+void small_kernel(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
+  constexpr bool fixed = S > 0;
+  const int m = fixed ? S : static_cast<int>(p.m);
+  const int n = fixed ? S : static_cast<int>(p.n);
+  const int k = fixed ? S : static_cast<int>(p.k);
+  constexpr int MM = fixed ? S : 8;
+  const auto* A = static_cast<const T*>(p.a);
+  const auto* B = static_cast<const T*>(p.b);
+  auto* C = static_cast<T*>(p.c);
+  const real_t<T> sa = p.conj_a ? -1 : 1, sb = p.conj_b ? -1 : 1;
+  const std::int64_t ars = Contig ? S : p.a_rs, acs = Contig ? 1 : p.a_cs;
+  const std::int64_t brs = Contig ? S : p.b_rs, bcs = Contig ? 1 : p.b_cs;
+  const std::int64_t crs = Contig ? S : p.c_rs, ccs = Contig ? 1 : p.c_cs;
+  for_each_batch(p, b0, b1, [&](std::int64_t oa, std::int64_t ob, std::int64_t oc) {
+    T la[MM][MM], lb[MM][MM];
+    for (int i = 0; i < m; ++i)
+      for (int q = 0; q < k; ++q) la[i][q] = load(A + oa + i * ars + q * acs, sa);
+    for (int q = 0; q < k; ++q)
+      for (int j = 0; j < n; ++j) lb[q][j] = load(B + ob + q * brs + j * bcs, sb);
+    T* c = C + oc;
+    for (int i = 0; i < m; ++i) {
+      T acc[MM];
+      for (int j = 0; j < n; ++j) acc[j] = T{};
+      for (int q = 0; q < k; ++q)
+        for (int j = 0; j < n; ++j) mac(acc[j], la[i][q], lb[q][j]);
+      for (int j = 0; j < n; ++j) c[i * crs + j * ccs] = acc[j];
+    }
+  });
+}
+
+using SmallFn = void (*)(const GemmProblem&, std::int64_t, std::int64_t);
+
+template <class T, int S>
+constexpr SmallFn square(bool contig) {
+  return contig ? &small_kernel<T, S, true> : &small_kernel<T, S, false>;
+}
+
+template <class T>
+SmallFn pick(const GemmProblem& p) {
+  if (p.m != p.n || p.n != p.k) return &small_kernel<T, 0, false>;
+  const std::int64_t s = p.m;
+  const bool contig = (s == 1 || (p.a_rs == s && p.a_cs == 1 && p.b_rs == s && p.b_cs == 1 &&
+                                  p.c_rs == s && p.c_cs == 1));
+  switch (s) {
+    case 1:
+      return square<T, 1>(contig);
+    case 2:
+      return square<T, 2>(contig);
+    case 3:
+      return square<T, 3>(contig);
+    case 4:
+      return square<T, 4>(contig);
+    case 5:
+      return square<T, 5>(contig);
+    case 6:
+      return square<T, 6>(contig);
+    case 7:
+      return square<T, 7>(contig);
+    default:
+      return square<T, 8>(contig);
+  }
+}
+
+}  // namespace
+
+bool gemm_small(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
+  if (p.m > 8 || p.n > 8 || p.k > 8 || p.m < 1 || p.n < 1 || p.k < 1) return false;
+  visit_dtype(p.dtype, [&](auto z) {
+    using T = decltype(z);
+    pick<T>(p)(p, b0, b1);
+  });
+  return true;
+}
+
+}  // namespace tenferro::detail
