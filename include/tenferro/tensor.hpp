@@ -116,6 +116,8 @@ class Tensor {
   Tensor& requires_grad_(bool on = true);
   /// Accumulated gradient of a leaf (undefined when none has been accumulated).
   Tensor grad() const;
+  /// Resets the accumulated gradient to undefined (= zero). Returns *this.
+  Tensor& zero_grad_();
 
   /// Human-readable form: header line with shape and dtype, then the values (elided when large).
   std::string to_string() const;

@@ -21,4 +21,9 @@ Tensor& Tensor::requires_grad_(bool on) {
 
 Tensor Tensor::grad() const { return aux_ ? aux_->grad : Tensor(); }
 
+Tensor& Tensor::zero_grad_() {
+  if (aux_) aux_->grad = Tensor();
+  return *this;
+}
+
 }  // namespace tenferro

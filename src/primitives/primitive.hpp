@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,6 +64,10 @@ class Primitive {
                    std::span<Tensor> in_cotangents) const;
   /// False for ops whose outputs are piecewise constant (comparisons): no gradient flows.
   virtual bool differentiable() const { return true; }
+  /// True when execute() also accepts a single output with arbitrary non-overlapping strides
+  /// that may be exactly the same view as an input (elementwise kernels). bind_into() then runs
+  /// the kernel directly into the caller's tensor; otherwise it runs into a temporary and copies.
+  virtual bool writes_strided_output() const { return false; }
 
   /// Parameters as text for program printing, e.g. "axes=[0, 2] keepdims=true". Empty if none.
   virtual std::string params() const { return {}; }
@@ -70,6 +75,14 @@ class Primitive {
   virtual bool same_as(const Primitive& other) const { return name() == other.name() && params() == other.params(); }
   /// A shared copy to keep in a tape node or a program (param-free primitives may share a static).
   virtual std::shared_ptr<const Primitive> share() const = 0;
+  /// Copy-constructs this primitive into `buf` (`size` bytes, aligned to max_align_t) and returns
+  /// it when it fits; nullptr otherwise. Tape nodes keep small primitives inline this way, with no
+  /// heap allocation (Note [Cheap tape] in src/autodiff/tape.hpp); the caller destroys it.
+  virtual Primitive* clone_into(void* buf, std::size_t size) const {
+    (void)buf;
+    (void)size;
+    return nullptr;
+  }
 };
 
 /// Implements share() for a primitive whose parameters are its data members.
@@ -78,6 +91,12 @@ class PrimitiveWith : public Primitive {
  public:
   std::shared_ptr<const Primitive> share() const override {
     return std::make_shared<Derived>(static_cast<const Derived&>(*this));
+  }
+  Primitive* clone_into(void* buf, std::size_t size) const override {
+    if constexpr (alignof(Derived) <= alignof(std::max_align_t)) {
+      if (sizeof(Derived) <= size) return new (buf) Derived(static_cast<const Derived&>(*this));
+    }
+    return nullptr;
   }
 };
 
@@ -88,6 +107,14 @@ Tensor bind1(const Primitive& p, std::span<const Tensor> in);
 inline Tensor bind1(const Primitive& p, std::initializer_list<Tensor> in) {
   return bind1(p, std::span<const Tensor>(in.begin(), in.size()));
 }
+
+/// Runs single-output p on `in`, writing the result into the caller's `out` (the `_into` ops).
+/// Contract (Note [Writing into an existing tensor], src/primitives/bind_into.cpp): `out` is
+/// defined, concrete, has exactly the inferred shape (ShapeMismatch) and dtype (DTypeMismatch),
+/// has no self-overlapping elements, and overlaps an input only when it is exactly the same view
+/// (same storage, offset, shape, strides) -- any other overlap is InvalidArgument. Operands that
+/// carry autodiff or trace state are Unsupported. On error nothing is written.
+void bind_into(const Primitive& p, std::span<const Tensor> in, Tensor& out);
 
 /// The eager interpreter alone: concrete inputs without aux, on the current backend.
 TensorList eager_apply(const Primitive& p, std::span<const Tensor> in);

@@ -131,30 +131,33 @@ TEST(ContractProviders, NoProviderLeavesOutputUntouchedAndFails) {
   p.c_rs = 2;
   p.c_cs = 1;
   CpuBackend cpu(CpuBackendOptions{.threads = 1});
-  detail::ExecContext ctx(cpu);
-  {
-    detail::ProviderRegistryOverride over(only);
-    EXPECT_THROW(
-        {
-          try {
-            detail::run_gemm(ctx, p);
-          } catch (const Error& e) {
-            EXPECT_EQ(e.kind(), ErrorKind::BackendFailure);
-            throw;
-          }
-        },
-        Error);
-    EXPECT_EQ(declines.calls, 1);
-    EXPECT_EQ(C, std::vector<double>(4, 42.0));
-    // Through the public op: the error propagates and the inputs are untouched.
-    Tensor a = randn({2, 3}, 1), b = randn({3, 2}, 2);
-    auto ba = testing::raw_bytes(a);
-    EXPECT_THROW(matmul(a, b), Error);
-    EXPECT_EQ(ba, testing::raw_bytes(a));
-  }
-  // The override is gone: the built-ins run again.
-  detail::run_gemm(ctx, p);
-  EXPECT_EQ(C, std::vector<double>(4, 6.0));
+  cpu.with_session([&](Session& session) {
+    detail::ExecContext& ctx = session.exec_context();
+    BackendGuard use(cpu);
+    {
+      detail::ProviderRegistryOverride over(only);
+      EXPECT_THROW(
+          {
+            try {
+              detail::run_gemm(ctx, p);
+            } catch (const Error& e) {
+              EXPECT_EQ(e.kind(), ErrorKind::BackendFailure);
+              throw;
+            }
+          },
+          Error);
+      EXPECT_EQ(declines.calls, 1);
+      EXPECT_EQ(C, std::vector<double>(4, 42.0));
+      // Through the public op: the error propagates and the inputs are untouched.
+      Tensor a = randn({2, 3}, 1), b = randn({3, 2}, 2);
+      auto ba = testing::raw_bytes(a);
+      EXPECT_THROW(matmul(a, b), Error);
+      EXPECT_EQ(ba, testing::raw_bytes(a));
+    }
+    // The override is gone: the built-ins run again.
+    detail::run_gemm(ctx, p);
+    EXPECT_EQ(C, std::vector<double>(4, 6.0));
+  });
 }
 
 // ---- kernels against a reference, driven directly ----
@@ -350,24 +353,27 @@ template <class T>
 void blas_sweep() {
   std::mt19937_64 rng(7);
   CpuBackend cpu(CpuBackendOptions{.threads = 1});
-  detail::ExecContext ctx(cpu);
-  const std::int64_t sizes[][3] = {
-      {33, 34, 35}, {1, 300, 120}, {120, 1, 300}, {20, 26, 2}, {8, 9, 10}};
-  for (auto& s : sizes)
-    for (int l = 0; l < 5; ++l)
-      for (int c = 0; c < 4; ++c) {
-        if ((l + c) % 2 != 0) continue;
-        Lay la = static_cast<Lay>(l), lb = static_cast<Lay>((l + 2 * c) % 5);
-        check_kernel<T>(
-            s[0], s[1], s[2], la, lb, c & 1, c & 2,
-            [&](const GemmProblem& p) {
-              const bool big = p.m * p.n * p.k >= detail::kOpenBlasMinFlops;
-              EXPECT_EQ(detail::openblas_gemm_provider().try_gemm(ctx, p) == GemmStatus::executed,
-                        big);
-              if (!big) detail::gemm_blocked(p, 0, p.batch(), 0, p.m);
-            },
-            rng);
-      }
+  cpu.with_session([&](Session& session) {
+    detail::ExecContext& ctx = session.exec_context();
+    BackendGuard use(cpu);
+    const std::int64_t sizes[][3] = {
+        {33, 34, 35}, {1, 300, 120}, {120, 1, 300}, {20, 26, 2}, {8, 9, 10}};
+    for (auto& s : sizes)
+      for (int l = 0; l < 5; ++l)
+        for (int c = 0; c < 4; ++c) {
+          if ((l + c) % 2 != 0) continue;
+          Lay la = static_cast<Lay>(l), lb = static_cast<Lay>((l + 2 * c) % 5);
+          check_kernel<T>(
+              s[0], s[1], s[2], la, lb, c & 1, c & 2,
+              [&](const GemmProblem& p) {
+                const bool big = p.m * p.n * p.k >= detail::kOpenBlasMinFlops;
+                EXPECT_EQ(detail::openblas_gemm_provider().try_gemm(ctx, p) == GemmStatus::executed,
+                          big);
+                if (!big) detail::gemm_blocked(p, 0, p.batch(), 0, p.m);
+              },
+              rng);
+        }
+  });
 }
 
 TEST(ContractKernels, OpenBlasProviderLayoutsAndPacking) {

@@ -1,4 +1,167 @@
-// Placeholder: filled by the elementwise family.
+// Elementwise operations: arithmetic, analytic functions, comparisons, selection, dtype casts.
+//
+//   Tensor a = tenferro::randn({2, 3}, 1), b = tenferro::randn({3}, 2);
+//   Tensor c = tenferro::exp(a) * b + 1.0;          // b broadcasts to [2, 3]
+//   tenferro::add_into(c, c, a);                    // c += a, in place (same view)
+//
+// Broadcasting follows NumPy: shapes align at the trailing end; each pair of dimensions must be
+// equal or one of them 1; missing leading dimensions count as 1. A failure is ShapeMismatch and
+// names both shapes. Results are fresh contiguous tensors (except the `_into` ops and the
+// documented no-op casts).
+//
+// Result dtypes. Tensor-tensor ops return promote(a.dtype(), b.dtype()) (dtype.hpp); inputs of
+// another dtype are converted first. A Scalar operand never raises precision: `f32 * 2.0` is
+// f32. A Scalar with a non-zero imaginary part makes the result complex at the tensor's
+// precision (`f32 * 1i` is c64); Scalar{2, 0} counts as real.
+//
+// There is no bool dtype. Comparisons return the real dtype of the promoted inputs holding 0 or
+// 1, and where() treats any non-zero condition as true. lt/le/gt/ge, maximum and minimum are
+// undefined on complex values (DTypeMismatch); eq/ne compare complex values exactly.
+//
+// Autodiff: every op here has forward and reverse rules, except comparisons and sign, which are
+// piecewise constant and stop gradients. Complex gradients follow PyTorch's conjugate-Wirtinger
+// convention: for a real loss L, grad_z = conj(dy/dz) * grad_y for holomorphic y = f(z) (e.g.
+// mul: grad_a = grad_y * conj(b)); abs: grad_z = grad_y * z/|z| (0 at z = 0); a real input of a
+// complex-valued op receives the real part of its complex gradient.
 #pragma once
 
 #include "tenferro/tensor.hpp"
+
+namespace tenferro {
+
+// ---- Binary arithmetic (NumPy broadcasting, result dtype = promote) ----
+
+/// a + b.
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, Scalar b);
+/// a - b.
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, Scalar b);
+Tensor sub(Scalar a, const Tensor& b);
+/// a * b.
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, Scalar b);
+/// a / b (IEEE semantics: x/0 is inf or nan, no error).
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor div(Scalar a, const Tensor& b);
+/// Larger / smaller of a and b, NaN-propagating; real dtypes only (complex: DTypeMismatch).
+/// At ties the gradient is split equally between a and b.
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, Scalar b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, Scalar b);
+/// a ** b (std::pow; real negative base with non-integer exponent gives nan; complex uses the
+/// principal branch).
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, Scalar b);
+Tensor pow(Scalar a, const Tensor& b);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator/(Scalar a, const Tensor& b);
+// Plain numbers convert to Scalar: `2.0 * x`, `x / 2` work.
+
+// ---- Unary (same dtype out, except abs) ----
+
+/// -x.
+Tensor neg(const Tensor& x);
+Tensor operator-(const Tensor& x);
+/// Complex conjugate; for a real dtype it returns x itself (no copy).
+Tensor conj(const Tensor& x);
+/// |x|; complex input gives the real dtype of the same precision.
+Tensor abs(const Tensor& x);
+/// x/|x| for complex, -1/0/1 for real (0 at 0). Stops gradients (derivative 0 a.e.).
+Tensor sign(const Tensor& x);
+/// x * x.
+Tensor square(const Tensor& x);
+/// e^x, natural log, sine, cosine, hyperbolic tangent, square root (complex: principal branch).
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+/// 1 / sqrt(x).
+Tensor rsqrt(const Tensor& x);
+/// e^x - 1 and log(1 + x), accurate near 0 (complex too: see the formulas in
+/// src/cpu/kernels/elementwise_math.hpp, Note [Complex expm1 and log1p]).
+Tensor expm1(const Tensor& x);
+Tensor log1p(const Tensor& x);
+
+// ---- Comparisons and selection (no bool dtype: 0/1 in the promoted real dtype) ----
+
+/// a == b, a != b (complex allowed: exact equality of both parts).
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, Scalar b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, Scalar b);
+/// a < b, a <= b, a > b, a >= b; complex operands: DTypeMismatch.
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, Scalar b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, Scalar b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, Scalar b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, Scalar b);
+/// cond != 0 ? a : b elementwise, all three broadcast together; result dtype promote(a, b).
+/// cond must be real (DTypeMismatch otherwise). Differentiable in a and b, not in cond.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+/// Alias of where().
+Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// ---- dtype conversion ----
+
+/// Converts to `dtype`, allowing every conversion: complex -> real keeps the real part (lossy,
+/// explicit), f64 -> f32 rounds. Casting to the tensor's own dtype returns x itself (no copy).
+Tensor cast(const Tensor& x, DType dtype);
+/// Like cast() but only for lossless conversions (is_lossless_cast); otherwise DTypeMismatch.
+Tensor convert(const Tensor& x, DType dtype);
+
+// ---- Writing into an existing tensor ----
+//
+// `out` must be defined and concrete, have exactly the result's shape and dtype (ShapeMismatch /
+// DTypeMismatch; no broadcasting or conversion of `out`), have no two elements at one address,
+// and may share memory with an input only when it is exactly the same view (same storage,
+// offset, shape, strides and dtype): `add_into(x, x, y)` is fine, writing into a shifted or
+// transposed view of an input is InvalidArgument. Operands that require grad, carry a tangent or
+// are traced: Unsupported (these ops are not recorded). On any error `out` is unchanged.
+
+void add_into(Tensor& out, const Tensor& a, const Tensor& b);
+void add_into(Tensor& out, const Tensor& a, Scalar b);
+void sub_into(Tensor& out, const Tensor& a, const Tensor& b);
+void sub_into(Tensor& out, const Tensor& a, Scalar b);
+void mul_into(Tensor& out, const Tensor& a, const Tensor& b);
+void mul_into(Tensor& out, const Tensor& a, Scalar b);
+void div_into(Tensor& out, const Tensor& a, const Tensor& b);
+void div_into(Tensor& out, const Tensor& a, Scalar b);
+void maximum_into(Tensor& out, const Tensor& a, const Tensor& b);
+void minimum_into(Tensor& out, const Tensor& a, const Tensor& b);
+void pow_into(Tensor& out, const Tensor& a, const Tensor& b);
+void pow_into(Tensor& out, const Tensor& a, Scalar b);
+
+void neg_into(Tensor& out, const Tensor& x);
+void conj_into(Tensor& out, const Tensor& x);
+void abs_into(Tensor& out, const Tensor& x);
+void square_into(Tensor& out, const Tensor& x);
+void exp_into(Tensor& out, const Tensor& x);
+void log_into(Tensor& out, const Tensor& x);
+void sin_into(Tensor& out, const Tensor& x);
+void cos_into(Tensor& out, const Tensor& x);
+void tanh_into(Tensor& out, const Tensor& x);
+void sqrt_into(Tensor& out, const Tensor& x);
+void rsqrt_into(Tensor& out, const Tensor& x);
+void expm1_into(Tensor& out, const Tensor& x);
+void log1p_into(Tensor& out, const Tensor& x);
+
+}  // namespace tenferro

@@ -1,0 +1,52 @@
+// The forward-mode interpreter: primal by binding again without tangents, then the op's jvp rule.
+//
+// Note [One tangent level]: a tensor carries at most one tangent (TensorAux::tangent), so forward
+// mode is first order: jvp inside jvp replaces the outer tangent of its primals instead of nesting
+// (no perturbation tags). Forward-over-reverse is supported (Note [Forward over reverse]).
+#include "autodiff/tape.hpp"
+#include "primitives/interpreters.hpp"
+
+namespace tenferro::detail {
+
+namespace {
+void check_rule_result(const Primitive& p, const char* rule, const Tensor& got,
+                       const Tensor& like) {
+  if (got.shape() == like.shape() && got.dtype() == like.dtype()) return;
+  Tensor pair[2] = {got, like};
+  throw Error(ErrorKind::RuntimeState, std::string(p.name()) + ": the " + rule +
+                                           " rule returned a tensor that does not match its value "
+                                           "(got, expected: " +
+                                           describe(pair) + "); this is a rule bug");
+}
+}  // namespace
+
+TensorList forward_apply(const Primitive& p, std::span<const Tensor> in) {
+  TensorList primals, tangents;
+  bool any = false;
+  for (const Tensor& t : in) {
+    tangents.push_back(tangent_of(t));
+    any |= tangents.back().defined();
+    primals.push_back(without_tangent(t));
+  }
+  TensorList out = bind(p, primals);
+  if (!any || !p.differentiable()) return out;
+
+  TensorList out_tangents;
+  out_tangents.resize(out.size());
+  p.jvp(primals, out, tangents, out_tangents);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (!out_tangents[k].defined()) continue;
+    check_rule_result(p, "jvp", out_tangents[k], out[k]);
+    auto aux = new_aux();
+    if (out[k].aux()) *aux = *out[k].aux();
+    aux->tangent = std::move(out_tangents[k]);
+    out[k].set_aux(std::move(aux));
+  }
+  return out;
+}
+
+void check_vjp_result(const Primitive& p, const Tensor& got, const Tensor& input) {
+  check_rule_result(p, "vjp", got, input);
+}
+
+}  // namespace tenferro::detail

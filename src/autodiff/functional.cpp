@@ -1,0 +1,208 @@
+// The functional API: grad, value_and_grad, vjp (pullbacks), jvp, hvp.
+//
+// Note [Functional leaves]: grad/vjp call f on fresh leaves that share the inputs' storage (and
+// keep their tangent and trace state, so that jvp-of-grad and traced gradients work) but have
+// their own aux block. Their gradients are captured by the backward engine instead of being
+// accumulated, so no tensor's grad() changes, and inputs that do not reach the output get zeros.
+#include "autodiff/tape.hpp"
+#include "tenferro/autodiff.hpp"
+
+namespace tenferro {
+
+using detail::TensorAux;
+
+namespace {
+
+struct Leaves {
+  std::vector<Tensor> tensors;
+  std::vector<std::shared_ptr<TensorAux>> owners;
+  SmallVector<TensorAux*, 4> auxes;
+};
+
+void check_defined(std::span<const Tensor> ts, const char* api, const char* what) {
+  for (std::size_t i = 0; i < ts.size(); ++i)
+    if (!ts[i].defined())
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string(api) + ": " + what + " " + std::to_string(i) + " is undefined");
+}
+
+Leaves make_leaves(std::span<const Tensor> inputs, const char* api) {
+  check_defined(inputs, api, "input");
+  Leaves l;
+  for (const Tensor& x : inputs) {
+    auto a = detail::new_aux();
+    a->requires_grad = true;
+    if (const TensorAux* b = x.aux().get()) {
+      a->tangent = b->tangent;
+      a->trace = b->trace;
+      a->trace_value = b->trace_value;
+    }
+    Tensor leaf = x;
+    leaf.set_aux(a);
+    l.tensors.push_back(std::move(leaf));
+    l.auxes.push_back(a.get());
+    l.owners.push_back(std::move(a));
+  }
+  return l;
+}
+
+void fill_zeros(std::vector<Tensor>& gs, std::span<const Tensor> like) {
+  for (std::size_t i = 0; i < gs.size(); ++i)
+    if (!gs[i].defined()) gs[i] = zeros(like[i].shape(), like[i].dtype());
+}
+
+void check_like(const Tensor& t, const Tensor& like, const char* api, const char* what,
+                std::size_t i) {
+  Tensor pair[2] = {like, t};
+  std::string msg = std::string(api) + ": " + what + " " + std::to_string(i) +
+                    " must have the shape and dtype of its value (value, " + what + ": " +
+                    detail::describe(pair) + ")";
+  if (!(t.shape() == like.shape())) throw Error(ErrorKind::ShapeMismatch, msg);
+  if (t.dtype() != like.dtype()) throw Error(ErrorKind::DTypeMismatch, msg);
+}
+
+}  // namespace
+
+ValueAndGrad value_and_grad(ScalarFn f, std::span<const Tensor> inputs) {
+  Leaves l = make_leaves(inputs, "grad");
+  Tensor out;
+  {
+    GradModeGuard on(true);
+    out = f(l.tensors);
+  }
+  if (!out.defined())
+    throw Error(ErrorKind::InvalidArgument, "grad: the function returned an undefined tensor");
+  if (out.numel() != 1 || is_complex(out.dtype()))
+    throw Error(ErrorKind::InvalidArgument,
+                "grad: the function must return a real tensor with one element, got " +
+                    dims_to_string(out.shape()) + " " + std::string(dtype_name(out.dtype())) +
+                    "; use vjp for other outputs");
+  std::vector<Tensor> grads(inputs.size());
+  if (out.requires_grad()) {
+    Tensor seed = ones(out.shape(), out.dtype());
+    detail::run_backward({&out, 1}, {&seed, 1}, false, l.auxes, grads);
+  }
+  fill_zeros(grads, inputs);
+  return {detail::without_grad(out), std::move(grads)};
+}
+
+ValueAndGrad value_and_grad(ScalarFn f, std::initializer_list<Tensor> inputs) {
+  return value_and_grad(f, std::span<const Tensor>(inputs.begin(), inputs.size()));
+}
+std::vector<Tensor> grad(ScalarFn f, std::span<const Tensor> inputs) {
+  return value_and_grad(f, inputs).grads;
+}
+std::vector<Tensor> grad(ScalarFn f, std::initializer_list<Tensor> inputs) {
+  return value_and_grad(f, inputs).grads;
+}
+
+struct Pullback::State {
+  std::vector<Tensor> outputs;  // with their tape links
+  Leaves leaves;
+  std::vector<Tensor> primal_like;  // shape/dtype of each primal (undefined aux, shared storage)
+};
+
+std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) const {
+  if (!state_)
+    throw Error(ErrorKind::RuntimeState, "pullback: this Pullback is empty (default-constructed)");
+  const State& s = *state_;
+  if (cotangents.size() != s.outputs.size())
+    throw Error(ErrorKind::InvalidArgument, "pullback: got " + std::to_string(cotangents.size()) +
+                                                " cotangents; expected one per output (" +
+                                                std::to_string(s.outputs.size()) + ")");
+  SmallVector<Tensor, 2> roots, cts;
+  for (std::size_t k = 0; k < cotangents.size(); ++k) {
+    if (!cotangents[k].defined()) continue;
+    check_like(cotangents[k], s.outputs[k], "pullback", "cotangent", k);
+    if (!s.outputs[k].requires_grad()) continue;
+    roots.push_back(s.outputs[k]);
+    cts.push_back(cotangents[k]);
+  }
+  std::vector<Tensor> grads(s.primal_like.size());
+  if (!roots.empty()) detail::run_backward(roots, cts, true, s.leaves.auxes, grads);
+  fill_zeros(grads, s.primal_like);
+  return grads;
+}
+
+VjpResult vjp(MultiFn f, std::span<const Tensor> primals) {
+  auto s = std::make_shared<Pullback::State>();
+  s->leaves = make_leaves(primals, "vjp");
+  {
+    GradModeGuard on(true);
+    s->outputs = f(s->leaves.tensors);
+  }
+  check_defined(s->outputs, "vjp", "output");
+  for (const Tensor& p : primals) s->primal_like.push_back(detach(p));
+  VjpResult r;
+  for (const Tensor& o : s->outputs) r.outputs.push_back(detail::without_grad(o));
+  r.pullback = Pullback(std::move(s));
+  return r;
+}
+
+VjpResult vjp(MultiFn f, std::initializer_list<Tensor> primals) {
+  return vjp(f, std::span<const Tensor>(primals.begin(), primals.size()));
+}
+VjpResult vjp(ScalarFn f, std::span<const Tensor> primals) {
+  auto multi = [&](std::span<const Tensor> in) { return std::vector<Tensor>{f(in)}; };
+  return vjp(MultiFn(multi), primals);
+}
+VjpResult vjp(ScalarFn f, std::initializer_list<Tensor> primals) {
+  return vjp(f, std::span<const Tensor>(primals.begin(), primals.size()));
+}
+
+JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents) {
+  check_defined(primals, "jvp", "primal");
+  if (tangents.size() != primals.size())
+    throw Error(ErrorKind::InvalidArgument, "jvp: got " + std::to_string(primals.size()) +
+                                                " primals and " + std::to_string(tangents.size()) +
+                                                " tangents; expected one each");
+  for (std::size_t i = 0; i < primals.size(); ++i)
+    if (tangents[i].defined()) check_like(tangents[i], primals[i], "jvp", "tangent", i);
+  // Note [One tangent level]: the duals carry only the new tangent (and trace state).
+  std::vector<Tensor> duals;
+  for (std::size_t i = 0; i < primals.size(); ++i) {
+    Tensor d = detach(primals[i]);
+    if (tangents[i].defined()) {
+      auto a = d.aux() ? std::make_shared<TensorAux>(*d.aux()) : detail::new_aux();
+      a->tangent = tangents[i];
+      d.set_aux(std::move(a));
+    }
+    duals.push_back(std::move(d));
+  }
+  std::vector<Tensor> outs = f(duals);
+  check_defined(outs, "jvp", "output");
+  JvpResult r;
+  for (const Tensor& o : outs) {
+    const Tensor& t = detail::tangent_of(o);
+    r.tangents.push_back(t.defined() ? detail::without_tangent(t) : zeros(o.shape(), o.dtype()));
+    r.outputs.push_back(detail::without_tangent(o));
+  }
+  return r;
+}
+
+JvpResult jvp(MultiFn f, std::initializer_list<Tensor> primals,
+              std::initializer_list<Tensor> tangents) {
+  return jvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
+             std::span<const Tensor>(tangents.begin(), tangents.size()));
+}
+JvpResult jvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents) {
+  auto multi = [&](std::span<const Tensor> in) { return std::vector<Tensor>{f(in)}; };
+  return jvp(MultiFn(multi), primals, tangents);
+}
+JvpResult jvp(ScalarFn f, std::initializer_list<Tensor> primals,
+              std::initializer_list<Tensor> tangents) {
+  return jvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
+             std::span<const Tensor>(tangents.begin(), tangents.size()));
+}
+
+std::vector<Tensor> hvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> v) {
+  auto g = [&](std::span<const Tensor> in) { return grad(f, in); };
+  return jvp(MultiFn(g), primals, v).tangents;
+}
+std::vector<Tensor> hvp(ScalarFn f, std::initializer_list<Tensor> primals,
+                        std::initializer_list<Tensor> v) {
+  return hvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
+             std::span<const Tensor>(v.begin(), v.size()));
+}
+
+}  // namespace tenferro

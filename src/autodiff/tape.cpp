@@ -1,0 +1,139 @@
+// Recording: grad mode, tape nodes and the tape interpreter (Note [Tape graph]).
+#include "autodiff/tape.hpp"
+
+#include <atomic>
+
+#include "autodiff/pool.hpp"
+#include "primitives/interpreters.hpp"
+#include "tenferro/autodiff.hpp"
+
+namespace tenferro {
+
+namespace {
+thread_local bool t_grad_enabled = true;
+}
+
+bool is_grad_enabled() noexcept { return t_grad_enabled; }
+
+GradModeGuard::GradModeGuard(bool enabled) : previous_(t_grad_enabled) { t_grad_enabled = enabled; }
+GradModeGuard::~GradModeGuard() { t_grad_enabled = previous_; }
+
+namespace detail {
+
+bool grad_enabled() noexcept { return t_grad_enabled; }
+
+namespace {
+
+std::atomic<std::uint64_t> g_next_seq{1};
+
+// Note [Iterative graph destruction]: dropping the last tensor of a long chain would destroy its
+// nodes recursively (node -> edge aux -> grad_fn -> node ...) and overflow the stack for deep
+// graphs. A dying node instead hands uniquely owned predecessors to a per-thread list that the
+// outermost destructor drains in a loop.
+struct DrainState {
+  bool active;
+  bool dead;
+};
+thread_local DrainState t_drain_state{};
+struct DrainList {
+  SmallVector<std::shared_ptr<TapeNode>, 16> nodes;
+  ~DrainList() { t_drain_state.dead = true; }
+};
+thread_local DrainList t_drain_list;
+
+}  // namespace
+
+TapeNode::~TapeNode() {
+  if (prim && !prim_shared) prim->~Primitive();
+  if (t_drain_state.dead) return;  // thread exit: plain recursive destruction
+  for (auto& e : edges)
+    if (e && e.use_count() == 1 && e->grad_fn && e->grad_fn.use_count() == 1)
+      t_drain_list.nodes.push_back(std::move(e->grad_fn));
+  if (t_drain_state.active) return;
+  t_drain_state.active = true;
+  auto& list = t_drain_list.nodes;
+  while (!list.empty()) {
+    std::shared_ptr<TapeNode> n = std::move(list.back());
+    list.pop_back();
+    n.reset();  // may append more predecessors
+  }
+  t_drain_state.active = false;
+}
+
+void TapeNode::set_primitive(const Primitive& p) {
+  prim = p.clone_into(prim_buf, sizeof(prim_buf));
+  if (!prim) {
+    prim_shared = p.share();
+    prim = prim_shared.get();
+  }
+}
+
+void TapeNode::release() noexcept {
+  inputs.clear();
+  outputs.clear();
+  edges.clear();
+  cotangents.clear();
+  released = true;
+}
+
+std::shared_ptr<TensorAux> new_aux() {
+  return std::allocate_shared<TensorAux>(PoolAllocator<TensorAux>{});
+}
+
+Tensor without_grad(const Tensor& t) {
+  const TensorAux* a = t.aux().get();
+  if (!a || (!a->requires_grad && !a->grad_fn)) return t;
+  Tensor r = t;
+  if (!a->tangent.defined() && !a->trace) {
+    r.set_aux(nullptr);
+    return r;
+  }
+  auto b = new_aux();
+  b->tangent = a->tangent;
+  b->trace = a->trace;
+  b->trace_value = a->trace_value;
+  r.set_aux(std::move(b));
+  return r;
+}
+
+Tensor without_tangent(const Tensor& t) {
+  const TensorAux* a = t.aux().get();
+  if (!a || !a->tangent.defined()) return t;
+  Tensor r = t;
+  if (!a->requires_grad && !a->grad_fn && !a->trace) {
+    r.set_aux(nullptr);
+    return r;
+  }
+  auto b = new_aux();
+  *b = *a;
+  b->tangent = Tensor();
+  b->pending = Tensor();
+  b->staged = false;
+  r.set_aux(std::move(b));
+  return r;
+}
+
+TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
+  // The node is filled in place (no intermediate lists); if bind throws, it goes back to the pool.
+  auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});
+  for (const Tensor& t : in) {
+    node->inputs.push_back(without_grad(t));
+    const auto& a = t.aux();
+    node->edges.push_back(a && (a->requires_grad || a->grad_fn) ? a : nullptr);
+  }
+  TensorList out = bind(p, node->inputs);  // tangents/traces of the inputs are still seen here
+  node->set_primitive(p);
+  node->seq = g_next_seq.fetch_add(1, std::memory_order_relaxed);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    node->outputs.push_back(out[k]);
+    auto aux = new_aux();
+    if (out[k].aux()) *aux = *out[k].aux();
+    aux->grad_fn = node;
+    aux->output_index = static_cast<int>(k);
+    out[k].set_aux(std::move(aux));
+  }
+  return out;
+}
+
+}  // namespace detail
+}  // namespace tenferro

@@ -1,0 +1,257 @@
+// Elementwise loop kernels: unary, binary and ternary maps over broadcast, strided operands.
+//
+// Note [Elementwise loop paths]: every map picks one of three paths, cheapest first:
+//   1. dense: every operand is row-major with the output's shape -> one flat loop the compiler
+//      vectorizes (this is the path of a tiny 2x2 add, so it does no set-up beyond two checks);
+//   2. scalar broadcast (binary only): one input has a single element, the other is dense ->
+//      a flat loop with the scalar hoisted into a register;
+//   3. general: operands keep their strides, broadcast dimensions iterate with stride 0 (inputs
+//      are never materialised), size-1 dimensions are dropped and adjacent dimensions that are
+//      contiguous for every operand are merged; the output is walked in row-major order by runs
+//      of the innermost dimension, each run a plain strided loop.
+// Every path works on any flat sub-range [begin, end) of the output, so the parallel split is
+// whatever ExecContext::parallel_for chooses. Only large maps fan out (kParallelMinElements and
+// ctx.may_parallelize); the output may have arbitrary non-overlapping strides (the `_into` ops),
+// and may be exactly the same view as an input: each element is read before it is written.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "cpu/admission.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro::detail::kernels {
+
+/// Below this many output elements a map never fans out (the dispatch would cost more).
+inline constexpr std::int64_t kParallelMinElements = 32 * 1024;
+/// Elements per parallel task.
+inline constexpr std::int64_t kParallelGrain = 16 * 1024;
+
+/// A typed view of one operand: base pointer (at the view's offset), shape and strides in
+/// elements. Input shapes broadcast to the output shape (checked by the caller).
+template <class T>
+struct View {
+  T* p;
+  std::span<const std::int64_t> shape;
+  std::span<const std::int64_t> strides;
+};
+
+inline bool is_row_major(std::span<const std::int64_t> shape,
+                         std::span<const std::int64_t> strides) {
+  std::int64_t expected = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+/// True when `v` has exactly `shape` and is row-major: it can be indexed by the flat position.
+template <class T>
+bool dense_as(const View<T>& v, std::span<const std::int64_t> shape) {
+  return std::equal(v.shape.begin(), v.shape.end(), shape.begin(), shape.end()) &&
+         is_row_major(v.shape, v.strides);
+}
+
+/// Runs chunk(begin, end) over [0, n): on the operation's workers when the map is large enough
+/// and the context allows it, else inline.
+template <class Chunk>
+void run_chunks(ExecContext& ctx, std::int64_t n, Chunk&& chunk) {
+  if (n >= kParallelMinElements && ctx.may_parallelize(n))
+    ctx.parallel_for(n, kParallelGrain, chunk);
+  else
+    chunk(std::int64_t{0}, n);
+}
+
+/// The general path's iteration space: collapsed shape and per-operand strides (operand 0 is
+/// the output). Note [Elementwise loop paths].
+template <std::size_t N>
+struct StridedLoop {
+  Dims shape;
+  std::array<Dims, N> strides;
+
+  StridedLoop(std::span<const std::int64_t> out_shape,
+              const std::array<std::span<const std::int64_t>, N>& shapes,
+              const std::array<std::span<const std::int64_t>, N>& strides_in) {
+    const std::size_t r = out_shape.size();
+    std::array<std::int64_t, N> s{};
+    for (std::size_t d = 0; d < r; ++d) {
+      const std::int64_t n = out_shape[d];
+      if (n == 1) continue;
+      for (std::size_t k = 0; k < N; ++k) {
+        const std::size_t lead = r - shapes[k].size();
+        s[k] = (d < lead || shapes[k][d - lead] == 1) ? 0 : strides_in[k][d - lead];
+      }
+      bool merge = !shape.empty();
+      for (std::size_t k = 0; merge && k < N; ++k) merge = strides[k].back() == s[k] * n;
+      if (merge) {
+        shape.back() *= n;
+        for (std::size_t k = 0; k < N; ++k) strides[k].back() = s[k];
+        continue;
+      }
+      shape.push_back(n);
+      for (std::size_t k = 0; k < N; ++k) strides[k].push_back(s[k]);
+    }
+    if (shape.empty()) {  // a single element
+      shape.push_back(1);
+      for (std::size_t k = 0; k < N; ++k) strides[k].push_back(0);
+    }
+  }
+
+  std::int64_t inner_stride(std::size_t k) const { return strides[k].back(); }
+
+  /// Calls run(offsets, count) for the runs of the innermost dimension covering flat output
+  /// positions [begin, end); offsets are per operand, in elements.
+  template <class Run>
+  void for_each_run(std::int64_t begin, std::int64_t end, Run&& run) const {
+    const std::size_t r = shape.size();
+    const std::int64_t inner = shape[r - 1];
+    Dims idx(r, 0);
+    std::array<std::int64_t, N> off{};
+    std::int64_t rem = begin;
+    for (std::size_t d = r; d-- > 0;) {
+      idx[d] = rem % shape[d];
+      rem /= shape[d];
+      for (std::size_t k = 0; k < N; ++k) off[k] += idx[d] * strides[k][d];
+    }
+    std::int64_t pos = begin;
+    while (pos < end) {
+      const std::int64_t count = std::min(inner - idx[r - 1], end - pos);
+      run(off, count);
+      pos += count;
+      if (pos >= end) return;
+      // The run ended at the end of the innermost dimension: carry into the outer ones.
+      for (std::size_t k = 0; k < N; ++k) off[k] -= idx[r - 1] * strides[k][r - 1];
+      idx[r - 1] = 0;
+      for (std::size_t d = r - 1; d-- > 0;) {
+        for (std::size_t k = 0; k < N; ++k) off[k] += strides[k][d];
+        if (++idx[d] < shape[d]) break;
+        for (std::size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * shape[d];
+        idx[d] = 0;
+      }
+    }
+  }
+};
+
+/// out[i] = f(a[i]) with a broadcast to out's shape.
+template <class To, class Ta, class F>
+void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a) {
+  const std::int64_t n = dims_numel(out.shape);
+  if (n == 0) return;
+  if (dense_as(out, out.shape) && dense_as(a, out.shape)) {
+    To* o = out.p;
+    const Ta* x = a.p;
+    run_chunks(ctx, n, [=](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) o[i] = f(x[i]);
+    });
+    return;
+  }
+  StridedLoop<2> loop(out.shape, {out.shape, a.shape}, {out.strides, a.strides});
+  const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1);
+  run_chunks(ctx, n, [&](std::int64_t b, std::int64_t e) {
+    loop.for_each_run(b, e, [&](const std::array<std::int64_t, 2>& off, std::int64_t cnt) {
+      To* o = out.p + off[0];
+      const Ta* x = a.p + off[1];
+      if (so == 1 && sa == 1) {
+        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i]);
+      } else if (sa == 0) {
+        const To v = f(x[0]);
+        for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = v;
+      } else {
+        for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = f(x[i * sa]);
+      }
+    });
+  });
+}
+
+/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
+template <class To, class T, class F>
+void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b) {
+  const std::int64_t n = dims_numel(out.shape);
+  if (n == 0) return;
+  if (dense_as(out, out.shape)) {
+    To* o = out.p;
+    const T* x = a.p;
+    const T* y = b.p;
+    const bool da = dense_as(a, out.shape), db = dense_as(b, out.shape);
+    if (da && db) {
+      run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
+      });
+      return;
+    }
+    if (da && dims_numel(b.shape) == 1) {
+      const T s = *y;
+      run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], s);
+      });
+      return;
+    }
+    if (db && dims_numel(a.shape) == 1) {
+      const T s = *x;
+      run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+        for (std::int64_t i = lo; i < hi; ++i) o[i] = f(s, y[i]);
+      });
+      return;
+    }
+  }
+  StridedLoop<3> loop(out.shape, {out.shape, a.shape, b.shape},
+                      {out.strides, a.strides, b.strides});
+  const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1),
+                     sb = loop.inner_stride(2);
+  run_chunks(ctx, n, [&](std::int64_t lo, std::int64_t hi) {
+    loop.for_each_run(lo, hi, [&](const std::array<std::int64_t, 3>& off, std::int64_t cnt) {
+      To* o = out.p + off[0];
+      const T* x = a.p + off[1];
+      const T* y = b.p + off[2];
+      if (so == 1 && sa == 1 && sb == 1) {
+        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i], y[i]);
+      } else if (so == 1 && sa == 1 && sb == 0) {
+        const T s = *y;
+        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i], s);
+      } else if (so == 1 && sa == 0 && sb == 1) {
+        const T s = *x;
+        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(s, y[i]);
+      } else {
+        for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = f(x[i * sa], y[i * sb]);
+      }
+    });
+  });
+}
+
+/// out[i] = f(c[i], a[i], b[i]) with all inputs broadcast to out's shape.
+template <class To, class Tc, class T, class F>
+void map3(ExecContext& ctx, F f, View<To> out, View<const Tc> c, View<const T> a, View<const T> b) {
+  const std::int64_t n = dims_numel(out.shape);
+  if (n == 0) return;
+  if (dense_as(out, out.shape) && dense_as(c, out.shape) && dense_as(a, out.shape) &&
+      dense_as(b, out.shape)) {
+    To* o = out.p;
+    const Tc* z = c.p;
+    const T* x = a.p;
+    const T* y = b.p;
+    run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+      for (std::int64_t i = lo; i < hi; ++i) o[i] = f(z[i], x[i], y[i]);
+    });
+    return;
+  }
+  StridedLoop<4> loop(out.shape, {out.shape, c.shape, a.shape, b.shape},
+                      {out.strides, c.strides, a.strides, b.strides});
+  const std::int64_t so = loop.inner_stride(0), sc = loop.inner_stride(1),
+                     sa = loop.inner_stride(2), sb = loop.inner_stride(3);
+  run_chunks(ctx, n, [&](std::int64_t lo, std::int64_t hi) {
+    loop.for_each_run(lo, hi, [&](const std::array<std::int64_t, 4>& off, std::int64_t cnt) {
+      To* o = out.p + off[0];
+      const Tc* z = c.p + off[1];
+      const T* x = a.p + off[2];
+      const T* y = b.p + off[3];
+      for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = f(z[i * sc], x[i * sa], y[i * sb]);
+    });
+  });
+}
+
+}  // namespace tenferro::detail::kernels

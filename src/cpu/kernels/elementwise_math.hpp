@@ -1,0 +1,62 @@
+// Scalar math used by the elementwise primitives where std:: has no (complex) version.
+//
+// Note [Complex expm1 and log1p]: std:: has no complex expm1/log1p. We use the formulas that
+// keep full relative accuracy near zero, where exp(z) - 1 and log(1 + z) cancel:
+//   expm1(x + iy) = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y
+//   log1p(x + iy) = 0.5 log1p(2x + x^2 + y^2) + i atan2(y, 1 + x)     (|x|, |y| < 1/2)
+// and plain log(1 + z) away from zero, where it is accurate and x^2 + y^2 could overflow.
+#pragma once
+
+#include <cmath>
+#include <complex>
+
+#include "tenferro/dtype.hpp"
+
+namespace tenferro::detail::kernels {
+
+template <class T>
+T expm1_of(T z) {
+  if constexpr (is_complex_v<T>) {
+    using R = real_t<T>;
+    const R x = z.real(), y = z.imag(), h = std::sin(y / 2);
+    return T(std::expm1(x) * std::cos(y) - 2 * h * h, std::exp(x) * std::sin(y));
+  } else {
+    return std::expm1(z);
+  }
+}
+
+template <class T>
+T log1p_of(T z) {
+  if constexpr (is_complex_v<T>) {
+    using R = real_t<T>;
+    const R x = z.real(), y = z.imag();
+    if (std::abs(x) < R(0.5) && std::abs(y) < R(0.5))
+      return T(R(0.5) * std::log1p(2 * x + x * x + y * y), std::atan2(y, 1 + x));
+    return std::log(T(1) + z);
+  } else {
+    return std::log1p(z);
+  }
+}
+
+/// x/|x| (0 at 0); for real x: -1, 0 or 1.
+template <class T>
+T sign_of(T z) {
+  if constexpr (is_complex_v<T>) {
+    const real_t<T> m = std::abs(z);
+    return m == 0 ? T(0) : z / m;
+  } else {
+    return static_cast<T>((z > 0) - (z < 0));
+  }
+}
+
+/// NumPy maximum/minimum: a NaN in either operand propagates.
+template <class T>
+T maximum_of(T a, T b) {
+  return (a > b || std::isnan(a)) ? a : b;
+}
+template <class T>
+T minimum_of(T a, T b) {
+  return (a < b || std::isnan(a)) ? a : b;
+}
+
+}  // namespace tenferro::detail::kernels

@@ -1,0 +1,78 @@
+// Rule helpers and shape/dtype utilities shared by the elementwise primitives.
+#include "primitives/elementwise_common.hpp"
+
+#include "core/strided.hpp"
+
+namespace tenferro::detail {
+
+Tensor scale(const Tensor& x, const Partial& p) {
+  Tensor r = p.t.defined() ? x * p.t : x;
+  return p.c == Scalar(1.0) ? r : r * p.c;
+}
+
+Partial conj(Partial p) {
+  if (p.t.defined()) p.t = tenferro::conj(p.t);
+  p.c = std::conj(p.c);
+  return p;
+}
+
+Tensor fit_tangent(const Tensor& t, const Tensor& y) {
+  Tensor r = t.shape() == y.shape() ? t : broadcast_to(t, y.shape());
+  return r.dtype() == y.dtype() ? r : cast(r, y.dtype());
+}
+
+Tensor fit_cotangent(const Tensor& g, const Tensor& x) {
+  Tensor r = sum_to_shape(g, x.shape());
+  return r.dtype() == x.dtype() ? r : cast(r, x.dtype());
+}
+
+Tensor add_maybe(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return a + b;
+}
+
+Dims broadcast_shapes(std::string_view op, std::span<const Tensor> in) {
+  std::size_t r = 0;
+  for (const Tensor& t : in) r = std::max(r, t.shape().size());
+  Dims out(r, 1);
+  bool ok = true;
+  for (const Tensor& t : in) {
+    const std::size_t lead = r - t.shape().size();
+    for (std::size_t i = 0; i < t.shape().size(); ++i) {
+      std::int64_t& o = out[lead + i];
+      const std::int64_t d = t.shape()[i];
+      if (d == o || d == 1) continue;
+      if (o == 1)
+        o = d;
+      else
+        ok = false;
+    }
+  }
+  if (!ok) {
+    std::string shapes;
+    for (std::size_t i = 0; i < in.size(); ++i)
+      shapes += (i ? (i + 1 == in.size() ? " and " : ", ") : "") + dims_to_string(in[i].shape());
+    throw Error(ErrorKind::ShapeMismatch,
+                std::string(op) + ": cannot broadcast shapes " + shapes +
+                    "; expected each pair of trailing dimensions to be equal or 1 (NumPy rules)");
+  }
+  return out;
+}
+
+const Tensor& with_dtype(const Tensor& x, DType d, Tensor& holder) {
+  if (x.dtype() == d) return x;
+  holder = Tensor::empty(x.shape(), d);
+  copy_to_contiguous(x, holder.data_ptr(), d);
+  return holder;
+}
+
+void throw_complex_unsupported(std::string_view op, std::string_view why,
+                               std::span<const Tensor> in) {
+  std::string reason = why.empty() ? "it is defined for real values only" : std::string(why);
+  throw Error(ErrorKind::DTypeMismatch, std::string(op) + ": complex operands are not supported (" +
+                                            reason + "); got " + describe(in) +
+                                            ", expected real dtypes (f32, f64)");
+}
+
+}  // namespace tenferro::detail

@@ -1,0 +1,279 @@
+// The generic elementwise primitives: UnaryPrim<Op>, BinaryPrim<Op>, and the rule helpers that
+// make each op's derivative one line (STYLE.md point 2, JAX defjvp/deflinear).
+//
+// An op is a small struct (see elementwise_unary.cpp, analytic.cpp, elementwise_binary.cpp):
+//   name, flags (complex_ok, to_real), apply<T>(x[, y]) -- the element function -- and its rule:
+//   - Rule::holomorphic: da(a, b, y) [, db(a, b, y)] give the partial derivatives as Partials;
+//     JVP = sum_i d_i * t_i, VJP_i = conj(d_i) * ct (Note [Complex gradients]);
+//   - Rule::self_adjoint (unary linear ops with op^H = op: neg, conj): JVP = op(t), VJP = op(ct);
+//   - Rule::custom: the op defines jvp(x, y, t) and vjp(x, y, ct) itself (abs);
+//   - Rule::none: piecewise constant, differentiable() is false (comparisons, sign).
+//
+// Note [Complex gradients]: PyTorch's conjugate-Wirtinger convention. For a real loss L and
+// holomorphic y = f(z), grad_z = conj(f'(z)) * grad_y; a real input of a complex-valued op
+// receives the real part of that (cast to the input's dtype drops the imaginary part). VJPs are
+// then summed back over broadcast dimensions (sum_to_shape) and cast to the input's dtype.
+#pragma once
+
+#include <string>
+
+#include "cpu/kernels/elementwise.hpp"
+#include "primitives/primitive.hpp"
+#include "primitives/rules.hpp"
+#include "tenferro/ops/elementwise.hpp"
+#include "tenferro/ops/structural.hpp"
+
+namespace tenferro::detail {
+
+enum class Rule { holomorphic, self_adjoint, custom, none };
+
+/// Defaults an op struct inherits and overrides.
+struct UnaryDefaults {
+  static constexpr bool complex_ok = true;         // defined on complex inputs
+  static constexpr bool to_real = false;           // complex input -> real output (abs)
+  static constexpr bool identity_on_real = false;  // returns a real input itself (conj)
+};
+struct BinaryDefaults {
+  static constexpr bool complex_ok = true;
+  static constexpr bool to_real = false;  // result is the real dtype of the promoted inputs
+  static constexpr const char* complex_why = "";
+};
+
+/// A partial derivative: the tensor `t` (when defined) times the constant `c`.
+struct Partial {
+  Tensor t;
+  Scalar c = 1.0;
+  Partial(Tensor tensor) : t(std::move(tensor)) {}  // NOLINT: rules return tensors directly
+  Partial(Scalar constant) : c(constant) {}         // NOLINT
+  Partial(double constant) : c(constant) {}         // NOLINT
+};
+
+/// x * p (x is a tangent or cotangent).
+Tensor scale(const Tensor& x, const Partial& p);
+/// conj(p).
+Partial conj(Partial p);
+/// A JVP result shaped and typed like the primal output y (broadcast + cast as needed).
+Tensor fit_tangent(const Tensor& t, const Tensor& y);
+/// A VJP result reduced to x's shape (sum over broadcast dims) and cast to x's dtype.
+Tensor fit_cotangent(const Tensor& g, const Tensor& x);
+/// a + b where an undefined operand means zero.
+Tensor add_maybe(const Tensor& a, const Tensor& b);
+
+/// NumPy broadcast of two or three shapes; ShapeMismatch naming the op and every shape.
+Dims broadcast_shapes(std::string_view op, std::span<const Tensor> in);
+/// x when it has dtype d, else a contiguous converted copy kept in `holder` (mixed-dtype inputs
+/// are converted before the loop; same-dtype inputs cost nothing).
+const Tensor& with_dtype(const Tensor& x, DType d, Tensor& holder);
+/// Dtype of a Scalar operand next to a tensor of dtype d: d, made complex by an imaginary part.
+inline DType scalar_dtype(DType d, Scalar s) { return s.imag() != 0.0 ? complex_dtype(d) : d; }
+/// The scalar converted to T.
+template <class T>
+T scalar_as(Scalar s) {
+  if constexpr (is_complex_v<T>)
+    return T(static_cast<real_t<T>>(s.real()), static_cast<real_t<T>>(s.imag()));
+  else
+    return static_cast<T>(s.real());
+}
+[[noreturn]] void throw_complex_unsupported(std::string_view op, std::string_view why,
+                                            std::span<const Tensor> in);
+
+template <class T>
+kernels::View<const T> in_view(const Tensor& x) {
+  return {static_cast<const T*>(x.data_ptr()), x.shape(), x.strides()};
+}
+template <class T>
+kernels::View<T> out_view(const Tensor& x) {
+  return {static_cast<T*>(x.data_ptr()), x.shape(), x.strides()};
+}
+
+template <class Op, class T>
+using unary_out_t = std::conditional_t<Op::to_real, real_t<T>, T>;
+
+// ---- unary ----
+
+template <class Op>
+class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
+ public:
+  std::string_view name() const override { return Op::name; }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    const DType d = in[0].dtype();
+    if (!Op::complex_ok && is_complex(d)) throw_complex_unsupported(Op::name, "", in);
+    out.push_back({Op::to_real ? real_dtype(d) : d, in[0].shape()});
+  }
+  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+    if constexpr (Op::identity_on_real) {
+      if (!is_complex(in[0].dtype())) {
+        out = in[0];
+        return true;
+      }
+    }
+    return false;
+  }
+  void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    visit_dtype(in[0].dtype(), [&](auto z) {
+      using T = decltype(z);
+      if constexpr (Op::complex_ok || !is_complex_v<T>) {
+        using To = unary_out_t<Op, T>;
+        kernels::map1<To, T>(
+            ctx, [](T x) { return static_cast<To>(Op::apply(x)); }, out_view<To>(out[0]),
+            in_view<T>(in[0]));
+      }
+    });
+  }
+  bool writes_strided_output() const override { return true; }
+  bool differentiable() const override { return Op::rule != Rule::none; }
+
+  void jvp(std::span<const Tensor> x, std::span<const Tensor> y, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    if (!t[0].defined()) return;
+    if constexpr (Op::rule == Rule::holomorphic)
+      out_t[0] = fit_tangent(scale(t[0], Op::da(x[0], y[0])), y[0]);
+    else if constexpr (Op::rule == Rule::self_adjoint)
+      out_t[0] = bind1(*this, std::span<const Tensor>(&t[0], 1));
+    else if constexpr (Op::rule == Rule::custom)
+      out_t[0] = Op::jvp(x[0], y[0], t[0]);
+  }
+  void vjp(std::span<const Tensor> x, std::span<const Tensor> y, std::span<const Tensor> ct,
+           std::span<const bool> needs, std::span<Tensor> in_ct) const override {
+    if (!ct[0].defined() || !needs[0]) return;
+    if constexpr (Op::rule == Rule::holomorphic)
+      in_ct[0] = fit_cotangent(scale(ct[0], conj(Op::da(x[0], y[0]))), x[0]);
+    else if constexpr (Op::rule == Rule::self_adjoint)
+      in_ct[0] = bind1(*this, std::span<const Tensor>(&ct[0], 1));
+    else if constexpr (Op::rule == Rule::custom)
+      in_ct[0] = Op::vjp(x[0], y[0], ct[0]);
+  }
+};
+
+// ---- binary ----
+
+/// Where a Scalar operand sits; `none` means two tensor inputs.
+enum class ScalarSide : std::uint8_t { none, left, right };
+
+template <class Op>
+class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
+ public:
+  BinaryPrim() = default;
+  BinaryPrim(ScalarSide side, Scalar s) : side_(side), s_(s) {}
+
+  std::string_view name() const override { return Op::name; }
+  std::string params() const override {
+    if (side_ == ScalarSide::none) return {};
+    return std::string(side_ == ScalarSide::left ? "lhs=" : "rhs=") + "(" +
+           std::to_string(s_.real()) + "," + std::to_string(s_.imag()) + ")";
+  }
+  bool same_as(const Primitive& o) const override {
+    auto* p = dynamic_cast<const BinaryPrim*>(&o);
+    return p && p->side_ == side_ && (side_ == ScalarSide::none || p->s_ == s_);
+  }
+
+  /// The dtype both operands are converted to before the element function runs.
+  DType common_dtype(std::span<const Tensor> in) const {
+    if (side_ != ScalarSide::none) return scalar_dtype(in[0].dtype(), s_);
+    return promote(in[0].dtype(), in[1].dtype());
+  }
+
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    Dims shape = side_ == ScalarSide::none ? broadcast_shapes(Op::name, in) : in[0].shape();
+    const DType d = common_dtype(in);
+    if (!Op::complex_ok && is_complex(d)) throw_complex_unsupported(Op::name, Op::complex_why, in);
+    out.push_back({Op::to_real ? real_dtype(d) : d, std::move(shape)});
+  }
+
+  void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    visit_dtype(common_dtype(in), [&](auto z) {
+      using T = decltype(z);
+      if constexpr (Op::complex_ok || !is_complex_v<T>) {
+        using To = unary_out_t<Op, T>;
+        auto f = [](T a, T b) { return static_cast<To>(Op::apply(a, b)); };
+        const T s = scalar_as<T>(s_);
+        const kernels::View<const T> sv{&s, {}, {}};  // rank 0: broadcasts everywhere
+        Tensor hx, hy;
+        const Tensor& x = with_dtype(in[0], dtype_v<T>, hx);
+        if (side_ == ScalarSide::right) {
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), sv);
+        } else if (side_ == ScalarSide::left) {
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), sv, in_view<T>(x));
+        } else {
+          const Tensor& y = with_dtype(in[1], dtype_v<T>, hy);
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), in_view<T>(y));
+        }
+      }
+    });
+  }
+  bool writes_strided_output() const override { return true; }
+  bool differentiable() const override { return Op::rule != Rule::none; }
+
+  void jvp(std::span<const Tensor> x, std::span<const Tensor> y, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    if constexpr (Op::rule == Rule::holomorphic) {
+      const auto [a, b] = operands(x);
+      Tensor r;
+      if (t[0].defined())
+        r = scale(t[0], side_ == ScalarSide::left ? Op::db(a, b, y[0]) : Op::da(a, b, y[0]));
+      if (side_ == ScalarSide::none && t[1].defined())
+        r = add_maybe(r, scale(t[1], Op::db(a, b, y[0])));
+      if (r.defined()) out_t[0] = fit_tangent(r, y[0]);
+    }
+  }
+  void vjp(std::span<const Tensor> x, std::span<const Tensor> y, std::span<const Tensor> ct,
+           std::span<const bool> needs, std::span<Tensor> in_ct) const override {
+    if constexpr (Op::rule == Rule::holomorphic) {
+      if (!ct[0].defined()) return;
+      const auto [a, b] = operands(x);
+      if (needs[0]) {
+        Partial d = side_ == ScalarSide::left ? Op::db(a, b, y[0]) : Op::da(a, b, y[0]);
+        in_ct[0] = fit_cotangent(scale(ct[0], conj(std::move(d))), x[0]);
+      }
+      if (side_ == ScalarSide::none && needs[1])
+        in_ct[1] = fit_cotangent(scale(ct[0], conj(Op::db(a, b, y[0]))), x[1]);
+    }
+  }
+
+ private:
+  // The two operands as tensors; the scalar becomes a rank-0 constant (rules only, never on the
+  // eager hot path).
+  std::pair<Tensor, Tensor> operands(std::span<const Tensor> x) const {
+    if (side_ == ScalarSide::none) return {x[0], x[1]};
+    Tensor s = scalar_tensor(s_, scalar_dtype(x[0].dtype(), s_));
+    if (side_ == ScalarSide::left) return {s, x[0]};
+    return {x[0], s};
+  }
+
+  ScalarSide side_ = ScalarSide::none;
+  Scalar s_{};
+};
+
+/// Public-function helpers: build the primitive and bind.
+template <class Op>
+Tensor apply_unary(const Tensor& x) {
+  return bind1(UnaryPrim<Op>(), std::span<const Tensor>(&x, 1));
+}
+template <class Op>
+Tensor apply_binary(const Tensor& a, const Tensor& b) {
+  const Tensor in[2] = {a, b};
+  return bind1(BinaryPrim<Op>(), in);
+}
+template <class Op>
+Tensor apply_binary(const Tensor& a, Scalar b) {
+  return bind1(BinaryPrim<Op>(ScalarSide::right, b), std::span<const Tensor>(&a, 1));
+}
+template <class Op>
+Tensor apply_binary(Scalar a, const Tensor& b) {
+  return bind1(BinaryPrim<Op>(ScalarSide::left, a), std::span<const Tensor>(&b, 1));
+}
+template <class Op>
+void unary_into(Tensor& out, const Tensor& x) {
+  bind_into(UnaryPrim<Op>(), std::span<const Tensor>(&x, 1), out);
+}
+template <class Op>
+void binary_into(Tensor& out, const Tensor& a, const Tensor& b) {
+  const Tensor in[2] = {a, b};
+  bind_into(BinaryPrim<Op>(), in, out);
+}
+template <class Op>
+void binary_into(Tensor& out, const Tensor& a, Scalar b) {
+  bind_into(BinaryPrim<Op>(ScalarSide::right, b), std::span<const Tensor>(&a, 1), out);
+}
+
+}  // namespace tenferro::detail

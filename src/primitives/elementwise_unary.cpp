@@ -1,0 +1,193 @@
+// Non-analytic unary primitives (neg, conj, abs, sign, square), selection (where) and dtype
+// conversion (cast, convert).
+#include <complex>
+
+#include "core/strided.hpp"
+#include "cpu/kernels/elementwise_math.hpp"
+#include "primitives/elementwise_common.hpp"
+
+namespace tenferro {
+namespace detail {
+namespace {
+
+struct NegOp : UnaryDefaults {
+  static constexpr const char* name = "neg";
+  static constexpr Rule rule = Rule::self_adjoint;
+  template <class T>
+  static T apply(T x) {
+    return -x;
+  }
+};
+
+struct ConjOp : UnaryDefaults {
+  static constexpr const char* name = "conj";
+  static constexpr bool identity_on_real = true;
+  static constexpr Rule rule = Rule::self_adjoint;
+  template <class T>
+  static T apply(T x) {
+    if constexpr (is_complex_v<T>)
+      return std::conj(x);
+    else
+      return x;
+  }
+};
+
+// |z| is not holomorphic: d|z| = Re(conj(z)/|z| dz), so grad_z = grad_y * z/|z| (0 at 0).
+struct AbsOp : UnaryDefaults {
+  static constexpr const char* name = "abs";
+  static constexpr bool to_real = true;
+  static constexpr Rule rule = Rule::custom;
+  template <class T>
+  static real_t<T> apply(T x) {
+    return std::abs(x);
+  }
+  static Tensor jvp(const Tensor& x, const Tensor& y, const Tensor& t) {
+    return fit_tangent(t * conj(sign(x)), y);
+  }
+  static Tensor vjp(const Tensor& x, const Tensor&, const Tensor& ct) {
+    return fit_cotangent(ct * sign(x), x);
+  }
+};
+
+struct SignOp : UnaryDefaults {
+  static constexpr const char* name = "sign";
+  static constexpr Rule rule = Rule::none;
+  template <class T>
+  static T apply(T x) {
+    return kernels::sign_of(x);
+  }
+};
+
+struct SquareOp : UnaryDefaults {
+  static constexpr const char* name = "square";
+  static constexpr Rule rule = Rule::holomorphic;
+  template <class T>
+  static T apply(T x) {
+    return x * x;
+  }
+  static Partial da(const Tensor& x, const Tensor&) { return 2.0 * x; }
+};
+
+// ---- where(cond, a, b) ----
+class WherePrim final : public PrimitiveWith<WherePrim> {
+ public:
+  std::string_view name() const override { return "where"; }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    if (is_complex(in[0].dtype()))
+      throw Error(ErrorKind::DTypeMismatch,
+                  "where: the condition must be real (non-zero means "
+                  "true), got " +
+                      describe(in));
+    Dims shape = broadcast_shapes("where", in);
+    out.push_back({promote(in[1].dtype(), in[2].dtype()), std::move(shape)});
+  }
+  void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    visit_dtype(out[0].dtype(), [&](auto z) {
+      using T = decltype(z);
+      Tensor ha, hb;
+      const Tensor& a = with_dtype(in[1], dtype_v<T>, ha);
+      const Tensor& b = with_dtype(in[2], dtype_v<T>, hb);
+      visit_dtype(in[0].dtype(), [&](auto zc) {
+        using C = decltype(zc);
+        if constexpr (!is_complex_v<C>)
+          kernels::map3<T, C, T>(
+              ctx, [](C c, T x, T y) { return c != C(0) ? x : y; }, out_view<T>(out[0]),
+              in_view<C>(in[0]), in_view<T>(a), in_view<T>(b));
+      });
+    });
+  }
+  bool writes_strided_output() const override { return true; }
+  void jvp(std::span<const Tensor> x, std::span<const Tensor> y, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    if (!t[1].defined() && !t[2].defined()) return;
+    const Tensor zero = scalar_tensor(0.0, y[0].dtype());
+    out_t[0] =
+        fit_tangent(where(x[0], t[1].defined() ? t[1] : zero, t[2].defined() ? t[2] : zero), y[0]);
+  }
+  void vjp(std::span<const Tensor> x, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool> needs, std::span<Tensor> in_ct) const override {
+    if (!ct[0].defined()) return;
+    const Tensor zero = scalar_tensor(0.0, ct[0].dtype());
+    if (needs[1]) in_ct[1] = fit_cotangent(where(x[0], ct[0], zero), x[1]);
+    if (needs[2]) in_ct[2] = fit_cotangent(where(x[0], zero, ct[0]), x[2]);
+  }
+};
+
+// ---- cast: a linear op whose transpose is the cast back ----
+class CastPrim final : public PrimitiveWith<CastPrim> {
+ public:
+  explicit CastPrim(DType to) : to_(to) {}
+  std::string_view name() const override { return "cast"; }
+  std::string params() const override { return "dtype=" + std::string(dtype_name(to_)); }
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    out.push_back({to_, in[0].shape()});
+  }
+  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+    if (in[0].dtype() != to_) return false;
+    out = in[0];
+    return true;
+  }
+  void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    visit_dtype(in[0].dtype(), [&](auto zi) {
+      using S = decltype(zi);
+      visit_dtype(to_, [&](auto zo) {
+        using D = decltype(zo);
+        kernels::map1<D, S>(
+            ctx, [](S v) { return convert_element<D>(v); }, out_view<D>(out[0]), in_view<S>(in[0]));
+      });
+    });
+  }
+  bool writes_strided_output() const override { return true; }
+  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
+           std::span<Tensor> out_t) const override {
+    if (t[0].defined()) out_t[0] = cast(t[0], to_);
+  }
+  void vjp(std::span<const Tensor> x, std::span<const Tensor>, std::span<const Tensor> ct,
+           std::span<const bool> needs, std::span<Tensor> in_ct) const override {
+    if (ct[0].defined() && needs[0]) in_ct[0] = cast(ct[0], x[0].dtype());
+  }
+
+ private:
+  DType to_;
+};
+
+}  // namespace
+}  // namespace detail
+
+using detail::apply_unary;
+using detail::unary_into;
+
+Tensor neg(const Tensor& x) { return apply_unary<detail::NegOp>(x); }
+Tensor operator-(const Tensor& x) { return neg(x); }
+Tensor conj(const Tensor& x) { return apply_unary<detail::ConjOp>(x); }
+Tensor abs(const Tensor& x) { return apply_unary<detail::AbsOp>(x); }
+Tensor sign(const Tensor& x) { return apply_unary<detail::SignOp>(x); }
+Tensor square(const Tensor& x) { return apply_unary<detail::SquareOp>(x); }
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  const Tensor in[3] = {cond, a, b};
+  return detail::bind1(detail::WherePrim(), in);
+}
+Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b) { return where(cond, a, b); }
+
+Tensor cast(const Tensor& x, DType dtype) {
+  return detail::bind1(detail::CastPrim(dtype), std::span<const Tensor>(&x, 1));
+}
+Tensor convert(const Tensor& x, DType dtype) {
+  if (x.defined() && !is_lossless_cast(x.dtype(), dtype))
+    throw Error(
+        ErrorKind::DTypeMismatch,
+        "convert: " + std::string(dtype_name(x.dtype())) + " -> " + std::string(dtype_name(dtype)) +
+            " loses " +
+            (is_complex(x.dtype()) && !is_complex(dtype) ? "the imaginary part" : "precision") +
+            " (input " + dims_to_string(x.shape()) +
+            "); expected a lossless conversion, or use cast() to convert explicitly");
+  return cast(x, dtype);
+}
+
+void neg_into(Tensor& out, const Tensor& x) { unary_into<detail::NegOp>(out, x); }
+void conj_into(Tensor& out, const Tensor& x) { unary_into<detail::ConjOp>(out, x); }
+void abs_into(Tensor& out, const Tensor& x) { unary_into<detail::AbsOp>(out, x); }
+void square_into(Tensor& out, const Tensor& x) { unary_into<detail::SquareOp>(out, x); }
+
+}  // namespace tenferro

@@ -1,0 +1,234 @@
+// Eager reverse mode: recording, backward, accumulation, graph lifetime, bad use.
+#include <gtest/gtest.h>
+
+#include "autodiff/tape.hpp"
+#include "common/autodiff_test_ops.hpp"
+#include "core/tensor_aux.hpp"
+#include "primitives/contract.hpp"
+#include "primitives/reduce.hpp"
+#include "tenferro/autodiff.hpp"
+#include "tenferro/ops.hpp"
+
+using namespace tenferro;
+using namespace tenferro::adtest;
+
+namespace {
+
+Tensor vec(std::initializer_list<double> v) {
+  return from_values(v, {static_cast<std::int64_t>(v.size())});
+}
+
+void expect_values(const Tensor& t, std::vector<double> want, double tol = 1e-12) {
+  ASSERT_TRUE(t.defined());
+  std::vector<double> got = t.to_vector<double>();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
+}
+
+template <class F>
+void expect_error(F&& f, ErrorKind kind) {
+  try {
+    f();
+    ADD_FAILURE() << "expected Error " << to_string(kind);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(AutodiffTape, NoRecordingWithoutRequiresGradOrUnderNoGrad) {
+  Tensor x = vec({1, 2, 3});
+  Tensor y = tmul(x, x);
+  EXPECT_FALSE(y.aux());  // plain path: no aux block at all
+  Tensor w = vec({1, 2, 3}).requires_grad_();
+  {
+    NoGradGuard ng;
+    EXPECT_FALSE(is_grad_enabled());
+    Tensor z = tmul(w, w);
+    EXPECT_FALSE(z.requires_grad());
+  }
+  EXPECT_TRUE(is_grad_enabled());
+  Tensor z = tmul(w, w);
+  EXPECT_TRUE(z.requires_grad());
+  EXPECT_FALSE(is_leaf(z));
+  EXPECT_TRUE(is_leaf(w));
+}
+
+TEST(AutodiffTape, BackwardScalarLossAndAccumulation) {
+  Tensor x = vec({1, 2, 3}).requires_grad_();
+  Tensor loss = tsum(tadd(tmul(x, x), tsin(x)));  // d/dx = 2x + cos x
+  backward(loss);
+  expect_values(x.grad(), {2 + std::cos(1.0), 4 + std::cos(2.0), 6 + std::cos(3.0)});
+  // A second, fresh graph accumulates into the leaf.
+  backward(tsum(tmul(x, x)));
+  expect_values(x.grad(), {4 + std::cos(1.0), 8 + std::cos(2.0), 12 + std::cos(3.0)});
+  x.zero_grad_();
+  EXPECT_FALSE(x.grad().defined());
+  backward(tsum(x));
+  expect_values(x.grad(), {1, 1, 1});
+  zero_grad(x);
+  EXPECT_FALSE(x.grad().defined());
+}
+
+TEST(AutodiffTape, SeveralUsesAccumulateAndUnusedLeafStaysUndefined) {
+  Tensor x = vec({1, -2}).requires_grad_();
+  Tensor unused = vec({5, 5}).requires_grad_();
+  Tensor a = tmul(x, x);
+  Tensor loss = tsum(tadd(tadd(a, a), x));  // 2x^2 + x -> 4x + 1
+  backward(loss);
+  expect_values(x.grad(), {5, -7});
+  EXPECT_FALSE(unused.grad().defined());
+}
+
+TEST(AutodiffTape, BackwardWithCotangentOfAnyShapeAndViews) {
+  Tensor x = from_values({1, 2, 3, 4, 5, 6}, {2, 3}).requires_grad_();
+  Tensor y = transpose(tmul(x, x));  // [3, 2]
+  Tensor ct = from_values({1, 0, 0, 1, 2, 0}, {3, 2});
+  backward(y, ct);
+  // y[j, i] = x[i, j]^2 -> grad x[i, j] = 2 x[i, j] ct[j, i]
+  expect_values(x.grad(), {2, 0, 12, 0, 10, 0});
+  EXPECT_TRUE(slice(reshape(x, {6}), 0, 1, 6, 2).requires_grad());
+}
+
+TEST(AutodiffTape, MultipleRootsShareSubgraph) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  Tensor s = tmul(x, x);
+  Tensor a = tsum(s), b = tsum(tmul(s, x));  // x^2 and x^3
+  Tensor outs[2] = {a, b};
+  Tensor cts[2] = {scalar_tensor(1.0), scalar_tensor(2.0)};
+  backward(std::span<const Tensor>(outs), std::span<const Tensor>(cts));
+  expect_values(x.grad(), {2 + 6, 4 + 24});
+}
+
+TEST(AutodiffTape, RetainGraphAndFreedGraphError) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  Tensor loss = tsum(tmul(x, x));
+  backward(loss, {.retain_graph = true});
+  backward(loss);  // frees
+  expect_values(x.grad(), {4, 8});
+  expect_error([&] { backward(loss); }, ErrorKind::RuntimeState);
+  expect_values(x.grad(), {4, 8});  // unchanged by the failed call
+  // A graph that reaches a freed node deeper down fails before touching anything.
+  Tensor y = tmul(x, x);
+  backward(tsum(y));
+  Tensor leaf2 = vec({1, 1}).requires_grad_();
+  Tensor z = tsum(tmul(y, leaf2));
+  expect_error([&] { backward(z); }, ErrorKind::RuntimeState);
+  EXPECT_FALSE(leaf2.grad().defined());
+  expect_values(x.grad(), {6, 12});
+}
+
+TEST(AutodiffTape, BadUseIsTypedAndChangesNothing) {
+  Tensor x = vec({1, 2, 3}).requires_grad_();
+  backward(tsum(x));
+  Tensor before = x.grad();
+  Tensor y = tmul(x, x);
+  expect_error([&] { backward(y); }, ErrorKind::InvalidArgument);             // non-scalar
+  expect_error([&] { backward(y, vec({1, 1})); }, ErrorKind::ShapeMismatch);  // wrong shape
+  expect_error([&] { backward(y, ones({3}, DType::f32)); }, ErrorKind::DTypeMismatch);
+  expect_error([&] { backward(y, Tensor()); }, ErrorKind::InvalidArgument);
+  expect_error([&] { backward(vec({1.0})); }, ErrorKind::InvalidArgument);  // no grad
+  expect_error([&] { backward(Tensor()); }, ErrorKind::InvalidArgument);
+  Tensor c = tsum(tconj(from_values({1, 2}, {2}, DType::c128).requires_grad_()));
+  expect_error([&] { backward(c); }, ErrorKind::InvalidArgument);  // complex loss
+  EXPECT_EQ(x.grad().storage().get(), before.storage().get());
+  // The graph of y is intact: a valid backward still works after the failures.
+  backward(y, vec({1, 1, 1}));
+  expect_values(x.grad(), {3, 5, 7});
+  // requires_grad_ on a non-leaf is rejected
+  expect_error([&] { y.requires_grad_(); }, ErrorKind::InvalidArgument);
+}
+
+namespace {
+// A primitive whose VJP throws: backward must leave every leaf unchanged.
+class NoVjpPrim final : public detail::PrimitiveWith<NoVjpPrim> {
+ public:
+  std::string_view name() const override { return "t_novjp"; }
+  void infer(std::span<const Tensor> in, detail::SpecList& out) const override {
+    out.push_back({in[0].dtype(), in[0].shape()});
+  }
+  void execute(detail::ExecContext&, std::span<const Tensor> in,
+               std::span<Tensor> out) const override {
+    detail::copy_to_contiguous(in[0], out[0].data_ptr(), out[0].dtype());
+  }
+};
+}  // namespace
+
+TEST(AutodiffTape, RuleFailureMidwayLeavesLeavesAndGraphUnchanged) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  Tensor w = vec({3, 4}).requires_grad_();
+  // loss = sum(x * w) + sum(novjp(x)): the mul node runs first and stages grads for x and w.
+  // Recorded first, so processed last (Note [Topological order by sequence]).
+  Tensor n = tsum(detail::bind1(NoVjpPrim(), {x}));
+  Tensor loss = tadd(tsum(tmul(x, w)), n);
+  expect_error([&] { backward(loss); }, ErrorKind::Unsupported);
+  EXPECT_FALSE(x.grad().defined());
+  EXPECT_FALSE(w.grad().defined());
+  expect_error([&] { backward(loss); }, ErrorKind::Unsupported);  // not freed: same error again
+}
+
+TEST(AutodiffTape, DetachStopsGradient) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  Tensor d = detach(tmul(x, x));
+  EXPECT_FALSE(d.requires_grad());
+  Tensor loss = tsum(tmul(d, x));  // d is constant: grad = d
+  backward(loss);
+  expect_values(x.grad(), {1, 4});
+}
+
+TEST(AutodiffTape, LeafIsRoot) {
+  Tensor x = scalar_tensor(2.0).requires_grad_();
+  backward(x);
+  expect_values(x.grad(), {1});
+}
+
+TEST(AutodiffTape, DeepChainDestroysWithoutRecursion) {
+  Tensor x = vec({1.0}).requires_grad_();
+  Tensor y = x;
+  for (int i = 0; i < 100000; ++i) y = tadd(y, x);
+  y = Tensor();  // would overflow the stack with recursive node destruction
+  SUCCEED();
+}
+
+TEST(AutodiffTape, LongChainBackward) {
+  Tensor x = vec({1.0, 2.0}).requires_grad_();
+  Tensor y = x;
+  for (int i = 0; i < 1000; ++i) y = tadd(y, x);
+  backward(tsum(y));
+  expect_values(x.grad(), {1001, 1001});
+}
+
+TEST(AutodiffTape, AccumulationNeverChangesAGradTheUserHolds) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  backward(tsum(tmul(x, x)));
+  Tensor held = x.grad();  // shares the grad's storage: accumulation must go out of place
+  backward(tsum(tmul(x, x)));
+  expect_values(held, {2, 4});
+  expect_values(x.grad(), {4, 8});
+  held = Tensor();
+  backward(tsum(tmul(x, x)));  // now in place (sole owner)
+  expect_values(x.grad(), {6, 12});
+  // A leaf whose grad is the user's own cotangent tensor: the cotangent is never modified.
+  Tensor y = vec({3, 4}).requires_grad_();
+  Tensor ct = vec({1, 1});
+  backward(y, ct);
+  backward(y, ct);
+  expect_values(ct, {1, 1});
+  expect_values(y.grad(), {2, 2});
+}
+
+TEST(AutodiffTape, CatalogPrimitivesFitInlineInANode) {
+  // Note [Cheap tape]: no allocation for the primitive when recording these.
+  EXPECT_LE(sizeof(detail::DotGeneralPrim), detail::kInlinePrimitive);
+  EXPECT_LE(sizeof(detail::ReducePrim), detail::kInlinePrimitive);
+}
+
+TEST(AutodiffTape, CotangentThatRequiresGradIsUsedAsAValue) {
+  Tensor x = vec({1, 2}).requires_grad_();
+  Tensor u = vec({3, 4}).requires_grad_();
+  backward(tmul(x, x), u);
+  expect_values(x.grad(), {6, 16});
+  EXPECT_FALSE(x.grad().requires_grad());
+  EXPECT_FALSE(u.grad().defined());
+}
