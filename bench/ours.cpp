@@ -25,9 +25,9 @@
 #define TF_BENCH_HAVE_RUNTIME 1  // CpuBackend::executor_entries, with_execution_scope, with_session
 #define TF_BENCH_HAVE_MATMUL 1   // matmul / bmm (ops-contract)
 #define TF_BENCH_HAVE_EINSUM 0   // einsum (ops-contract)
-#define TF_BENCH_HAVE_ELEMENTWISE 0  // add, mul (ops-elementwise)
+#define TF_BENCH_HAVE_ELEMENTWISE 1  // add, mul (ops-elementwise)
 #define TF_BENCH_HAVE_REDUCE 1       // sum (ops-reduce)
-#define TF_BENCH_HAVE_GRAD 0         // eager reverse-mode grad (autodiff)
+#define TF_BENCH_HAVE_GRAD 1         // eager reverse-mode grad (autodiff)
 #define TF_BENCH_HAVE_TRACE 0        // trace, grad(Program), Runtime::prepare/run (trace)
 
 namespace bench::ours {
