@@ -2,15 +2,24 @@
 //
 // Shapes, strides and operand lists of tiny ops live here so that the hot path of an op
 // allocates nothing but its output buffer.
+//
+// Note [SmallVector fast copy]: a tiny op copies and moves shapes and strides many times (tensor
+// copies into operand lists, results moved out of admission callbacks). For trivially copyable
+// elements with a small inline buffer, copying or moving an inline vector copies the WHOLE inline
+// buffer with one fixed-size memcpy (a few vector moves, no call, no loop) instead of size()
+// elements. Bytes past size() are unspecified either way and never read as elements. A heap buffer
+// always has capacity > N, so reading N elements from one stays inside it.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
 #include <new>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 namespace tenferro {
@@ -28,11 +37,27 @@ class SmallVector {
   template <class It, class = decltype(*std::declval<It>())>
   SmallVector(It first, It last) { append(first, last); }
   SmallVector(std::span<const T> s) { append(s.begin(), s.end()); }  // NOLINT: implicit on purpose
-  SmallVector(const SmallVector& o) { append(o.begin(), o.end()); }
+  SmallVector(const SmallVector& o) {
+    if constexpr (kFastCopy) {
+      if (o.size_ <= N) {
+        std::memcpy(inline_, o.ptr_, sizeof(inline_));
+        size_ = o.size_;
+        return;
+      }
+    }
+    append(o.begin(), o.end());
+  }
   SmallVector(SmallVector&& o) noexcept(std::is_nothrow_move_constructible_v<T>) { steal(o); }
   SmallVector& operator=(const SmallVector& o) {
     if (this != &o) {
       clear();
+      if constexpr (kFastCopy) {
+        if (o.size_ <= N && is_inline()) {
+          std::memcpy(inline_, o.ptr_, sizeof(inline_));
+          size_ = o.size_;
+          return *this;
+        }
+      }
       append(o.begin(), o.end());
     }
     return *this;
@@ -130,6 +155,12 @@ class SmallVector {
   }
   void steal(SmallVector& o) {
     if (o.is_inline()) {
+      if constexpr (kFastCopy) {
+        std::memcpy(inline_, o.inline_, sizeof(inline_));
+        size_ = o.size_;
+        o.size_ = 0;
+        return;
+      }
       std::uninitialized_move(o.ptr_, o.ptr_ + o.size_, ptr_);
       size_ = o.size_;
       o.clear();
@@ -139,6 +170,9 @@ class SmallVector {
       size_ = std::exchange(o.size_, 0);
     }
   }
+
+  // Note [SmallVector fast copy].
+  static constexpr bool kFastCopy = std::is_trivially_copyable_v<T> && N * sizeof(T) <= 64;
 
   alignas(T) unsigned char inline_[N * sizeof(T)];
   T* ptr_ = reinterpret_cast<T*>(inline_);

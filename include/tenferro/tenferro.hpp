@@ -4,6 +4,7 @@
 #include "tenferro/autodiff.hpp"
 #include "tenferro/cpu.hpp"
 #include "tenferro/dtype.hpp"
+#include "tenferro/einsum.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/tensor.hpp"

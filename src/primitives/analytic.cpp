@@ -11,7 +11,12 @@ namespace tenferro {
 namespace detail {
 namespace {
 
-struct ExpOp : UnaryDefaults {
+// Transcendental functions: ~20 cycles per element, so large maps fan out earlier than add.
+struct AnalyticDefaults : UnaryDefaults {
+  static constexpr std::int64_t cost = kernels::kTranscendentalCost;
+};
+
+struct ExpOp : AnalyticDefaults {
   static constexpr const char* name = "exp";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -21,7 +26,7 @@ struct ExpOp : UnaryDefaults {
   static Partial da(const Tensor&, const Tensor& y) { return y; }
 };
 
-struct LogOp : UnaryDefaults {
+struct LogOp : AnalyticDefaults {
   static constexpr const char* name = "log";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -31,7 +36,7 @@ struct LogOp : UnaryDefaults {
   static Partial da(const Tensor& x, const Tensor&) { return 1.0 / x; }
 };
 
-struct SinOp : UnaryDefaults {
+struct SinOp : AnalyticDefaults {
   static constexpr const char* name = "sin";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -41,7 +46,7 @@ struct SinOp : UnaryDefaults {
   static Partial da(const Tensor& x, const Tensor&) { return cos(x); }
 };
 
-struct CosOp : UnaryDefaults {
+struct CosOp : AnalyticDefaults {
   static constexpr const char* name = "cos";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -51,7 +56,7 @@ struct CosOp : UnaryDefaults {
   static Partial da(const Tensor& x, const Tensor&) { return -sin(x); }
 };
 
-struct TanhOp : UnaryDefaults {
+struct TanhOp : AnalyticDefaults {
   static constexpr const char* name = "tanh";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -61,7 +66,7 @@ struct TanhOp : UnaryDefaults {
   static Partial da(const Tensor&, const Tensor& y) { return 1.0 - square(y); }
 };
 
-struct SqrtOp : UnaryDefaults {
+struct SqrtOp : AnalyticDefaults {
   static constexpr const char* name = "sqrt";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -71,7 +76,7 @@ struct SqrtOp : UnaryDefaults {
   static Partial da(const Tensor&, const Tensor& y) { return 0.5 / y; }
 };
 
-struct RsqrtOp : UnaryDefaults {
+struct RsqrtOp : AnalyticDefaults {
   static constexpr const char* name = "rsqrt";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -81,7 +86,7 @@ struct RsqrtOp : UnaryDefaults {
   static Partial da(const Tensor&, const Tensor& y) { return -0.5 * y * square(y); }
 };
 
-struct Expm1Op : UnaryDefaults {
+struct Expm1Op : AnalyticDefaults {
   static constexpr const char* name = "expm1";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -91,7 +96,7 @@ struct Expm1Op : UnaryDefaults {
   static Partial da(const Tensor&, const Tensor& y) { return y + 1.0; }
 };
 
-struct Log1pOp : UnaryDefaults {
+struct Log1pOp : AnalyticDefaults {
   static constexpr const char* name = "log1p";
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -102,6 +107,11 @@ struct Log1pOp : UnaryDefaults {
 };
 
 }  // namespace
+
+std::shared_ptr<const Primitive> find_analytic(std::string_view name) {
+  return find_unary<ExpOp, LogOp, SinOp, CosOp, TanhOp, SqrtOp, RsqrtOp, Expm1Op, Log1pOp>(name);
+}
+
 }  // namespace detail
 
 using detail::apply_unary;

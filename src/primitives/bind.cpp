@@ -61,28 +61,39 @@ void check_inputs(const Primitive& p, std::span<const Tensor> in) {
 }
 }  // namespace
 
-TensorList execute_in(ExecContext& ctx, const Primitive& p, std::span<const Tensor> in) {
+namespace {
+// Infers, allocates the outputs into `out` (empty on entry) and runs the kernel. Filling the
+// caller's list in place keeps the result from being moved through the admission callback.
+void execute_into(ExecContext& ctx, const Primitive& p, std::span<const Tensor> in,
+                  TensorList& out) {
   SpecList specs;
   p.infer(in, specs);
-  TensorList out;
   for (TensorSpec& s : specs) {
     auto bytes = static_cast<std::size_t>(dims_numel(s.shape)) * dtype_size(s.dtype);
-    out.push_back(Tensor::wrap_contiguous(StoragePtr(ctx.allocate(bytes)), std::move(s.shape), s.dtype));
+    out.push_back(
+        Tensor::wrap_contiguous(StoragePtr(ctx.allocate(bytes)), std::move(s.shape), s.dtype));
   }
   p.execute(ctx, in, out);
+}
+}  // namespace
+
+TensorList execute_in(ExecContext& ctx, const Primitive& p, std::span<const Tensor> in) {
+  TensorList out;
+  execute_into(ctx, p, in, out);
   return out;
 }
 
 TensorList eager_apply(const Primitive& p, std::span<const Tensor> in) {
+  TensorList out;
   {
     Tensor v;
     if (p.try_view(in, v)) {
-      TensorList out;
       out.push_back(std::move(v));
       return out;
     }
   }
-  return run_operation(current_backend(), [&](ExecContext& ctx) { return execute_in(ctx, p, in); });
+  run_operation(current_backend(), [&](ExecContext& ctx) { execute_into(ctx, p, in, out); });
+  return out;
 }
 
 TensorList bind(const Primitive& p, std::span<const Tensor> in) {

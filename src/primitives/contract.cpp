@@ -50,6 +50,25 @@ SmallVector<bool, 8> check_lists(std::span<const Tensor> in, const DotGeneralPar
   return seen;
 }
 
+// check_lists() for operands of rank <= 64 as a bit mask (bit d: dimension d is listed), with no
+// list built. On any invalid entry it defers to check_lists(), which throws the precise error.
+std::uint64_t listed_mask(std::span<const Tensor> in, const DotGeneralParams& p,
+                          std::size_t which) {
+  const std::int64_t rank = in[which].rank();
+  std::uint64_t mask = 0;
+  for (const Dims* list : {which == 0 ? &p.dims.lhs_batch : &p.dims.rhs_batch,
+                           which == 0 ? &p.dims.lhs_contract : &p.dims.rhs_contract}) {
+    for (std::int64_t d : *list) {
+      if (d < 0 || d >= rank || (mask >> d & 1)) {
+        check_lists(in, p, which);  // throws
+        throw Error(ErrorKind::InvalidArgument, "dot_general: invalid dimension lists");
+      }
+      mask |= std::uint64_t{1} << d;
+    }
+  }
+  return mask;
+}
+
 void check_pairs(std::span<const Tensor> in, const DotGeneralParams& p, const Dims& l,
                  const Dims& r, const char* what) {
   if (l.size() != r.size())
@@ -148,18 +167,34 @@ void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
   if (in.size() != 2)
     throw Error(ErrorKind::InvalidArgument,
                 "dot_general: expected 2 inputs, got " + std::to_string(in.size()));
+  const Tensor& a = in[0];
+  const Tensor& b = in[1];
+  if (a.rank() <= 64 && b.rank() <= 64) {  // the common case: masks instead of lists
+    const std::uint64_t la = listed_mask(in, p_, 0), lb = listed_mask(in, p_, 1);
+    check_pairs(in, p_, p_.dims.lhs_batch, p_.dims.rhs_batch, "batch");
+    check_pairs(in, p_, p_.dims.lhs_contract, p_.dims.rhs_contract, "contracting");
+    TensorSpec& spec = out.emplace_back();
+    spec.dtype = p_.out_dtype ? *p_.out_dtype : promote(a.dtype(), b.dtype());
+    for (std::int64_t d : p_.dims.lhs_batch)
+      spec.shape.push_back(a.shape()[static_cast<std::size_t>(d)]);
+    for (std::size_t d = 0; d < a.shape().size(); ++d)
+      if (!(la >> d & 1)) spec.shape.push_back(a.shape()[d]);
+    for (std::size_t d = 0; d < b.shape().size(); ++d)
+      if (!(lb >> d & 1)) spec.shape.push_back(b.shape()[d]);
+    return;
+  }
   const SmallVector<bool, 8> listed_a = check_lists(in, p_, 0);
   const SmallVector<bool, 8> listed_b = check_lists(in, p_, 1);
   check_pairs(in, p_, p_.dims.lhs_batch, p_.dims.rhs_batch, "batch");
   check_pairs(in, p_, p_.dims.lhs_contract, p_.dims.rhs_contract, "contracting");
   TensorSpec spec;
-  spec.dtype = p_.out_dtype ? *p_.out_dtype : promote(in[0].dtype(), in[1].dtype());
+  spec.dtype = p_.out_dtype ? *p_.out_dtype : promote(a.dtype(), b.dtype());
   for (std::int64_t d : p_.dims.lhs_batch)
-    spec.shape.push_back(in[0].shape()[static_cast<std::size_t>(d)]);
+    spec.shape.push_back(a.shape()[static_cast<std::size_t>(d)]);
   for (std::size_t d = 0; d < listed_a.size(); ++d)
-    if (!listed_a[d]) spec.shape.push_back(in[0].shape()[d]);
+    if (!listed_a[d]) spec.shape.push_back(a.shape()[d]);
   for (std::size_t d = 0; d < listed_b.size(); ++d)
-    if (!listed_b[d]) spec.shape.push_back(in[1].shape()[d]);
+    if (!listed_b[d]) spec.shape.push_back(b.shape()[d]);
   out.push_back(std::move(spec));
 }
 

@@ -89,6 +89,7 @@ struct MinimumOp : BinaryDefaults {
 
 struct PowOp : BinaryDefaults {
   static constexpr const char* name = "pow";
+  static constexpr std::int64_t cost = kernels::kTranscendentalCost;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
@@ -151,6 +152,13 @@ struct GeOp : CompareDefaults {
 };
 
 }  // namespace
+
+std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name, ScalarSide side,
+                                                         Scalar s) {
+  return find_binary<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, EqOp, NeOp, LtOp,
+                     LeOp, GtOp, GeOp>(name, side, s);
+}
+
 }  // namespace detail
 
 using detail::apply_binary;

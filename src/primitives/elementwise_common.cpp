@@ -33,6 +33,9 @@ Tensor add_maybe(const Tensor& a, const Tensor& b) {
 }
 
 Dims broadcast_shapes(std::string_view op, std::span<const Tensor> in) {
+  bool same = true;  // the common case: nothing to broadcast
+  for (const Tensor& t : in.subspan(1)) same = same && t.shape() == in[0].shape();
+  if (same) return in[0].shape();
   std::size_t r = 0;
   for (const Tensor& t : in) r = std::max(r, t.shape().size());
   Dims out(r, 1);
@@ -73,6 +76,13 @@ void throw_complex_unsupported(std::string_view op, std::string_view why,
   throw Error(ErrorKind::DTypeMismatch, std::string(op) + ": complex operands are not supported (" +
                                             reason + "); got " + describe(in) +
                                             ", expected real dtypes (f32, f64)");
+}
+
+std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name, ScalarSide side,
+                                                       Scalar s) {
+  if (auto p = find_analytic(name)) return p;
+  if (auto p = find_elementwise_unary(name)) return p;
+  return find_elementwise_binary(name, side, s);
 }
 
 }  // namespace tenferro::detail

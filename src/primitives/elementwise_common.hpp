@@ -29,14 +29,16 @@ enum class Rule { holomorphic, self_adjoint, custom, none };
 
 /// Defaults an op struct inherits and overrides.
 struct UnaryDefaults {
-  static constexpr bool complex_ok = true;         // defined on complex inputs
-  static constexpr bool to_real = false;           // complex input -> real output (abs)
-  static constexpr bool identity_on_real = false;  // returns a real input itself (conj)
+  static constexpr bool complex_ok = true;                   // defined on complex inputs
+  static constexpr bool to_real = false;                     // complex input -> real output (abs)
+  static constexpr bool identity_on_real = false;            // returns a real input itself (conj)
+  static constexpr std::int64_t cost = kernels::kCheapCost;  // cycles/element (parallel split)
 };
 struct BinaryDefaults {
   static constexpr bool complex_ok = true;
   static constexpr bool to_real = false;  // result is the real dtype of the promoted inputs
   static constexpr const char* complex_why = "";
+  static constexpr std::int64_t cost = kernels::kCheapCost;
 };
 
 /// A partial derivative: the tensor `t` (when defined) times the constant `c`.
@@ -116,7 +118,7 @@ class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
         using To = unary_out_t<Op, T>;
         kernels::map1<To, T>(
             ctx, [](T x) { return static_cast<To>(Op::apply(x)); }, out_view<To>(out[0]),
-            in_view<T>(in[0]));
+            in_view<T>(in[0]), Op::cost);
       }
     });
   }
@@ -191,12 +193,13 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
         Tensor hx, hy;
         const Tensor& x = with_dtype(in[0], dtype_v<T>, hx);
         if (side_ == ScalarSide::right) {
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), sv);
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), sv, Op::cost);
         } else if (side_ == ScalarSide::left) {
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), sv, in_view<T>(x));
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), sv, in_view<T>(x), Op::cost);
         } else {
           const Tensor& y = with_dtype(in[1], dtype_v<T>, hy);
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), in_view<T>(y));
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), in_view<T>(y),
+                               Op::cost);
         }
       }
     });
@@ -243,6 +246,33 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
   ScalarSide side_ = ScalarSide::none;
   Scalar s_{};
 };
+
+// ---- the catalog list: one entry per op, outside its block ----
+
+/// The parameter-free elementwise primitive behind public op `name` ("mul", "exp", "where"),
+/// or null. Rule tests and program printing look primitives up here; each family file lists
+/// its ops once (find_unary/find_binary below).
+/// For binary ops, `side`/`s` select the tensor-Scalar form (ignored by other ops).
+std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name,
+                                                       ScalarSide side = ScalarSide::none,
+                                                       Scalar s = {});
+std::shared_ptr<const Primitive> find_analytic(std::string_view name);
+std::shared_ptr<const Primitive> find_elementwise_unary(std::string_view name);
+std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name, ScalarSide side,
+                                                         Scalar s);
+
+template <class... Ops>
+std::shared_ptr<const Primitive> find_unary(std::string_view name) {
+  std::shared_ptr<const Primitive> r;
+  ((name == Ops::name ? (void)(r = std::make_shared<UnaryPrim<Ops>>()) : (void)0), ...);
+  return r;
+}
+template <class... Ops>
+std::shared_ptr<const Primitive> find_binary(std::string_view name, ScalarSide side, Scalar s) {
+  std::shared_ptr<const Primitive> r;
+  ((name == Ops::name ? (void)(r = std::make_shared<BinaryPrim<Ops>>(side, s)) : (void)0), ...);
+  return r;
+}
 
 /// Public-function helpers: build the primitive and bind.
 template <class Op>

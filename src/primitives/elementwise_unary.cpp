@@ -152,6 +152,12 @@ class CastPrim final : public PrimitiveWith<CastPrim> {
 };
 
 }  // namespace
+
+std::shared_ptr<const Primitive> find_elementwise_unary(std::string_view name) {
+  if (name == "where") return std::make_shared<WherePrim>();
+  return find_unary<NegOp, ConjOp, AbsOp, SignOp, SquareOp>(name);
+}
+
 }  // namespace detail
 
 using detail::apply_unary;

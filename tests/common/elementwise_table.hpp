@@ -31,8 +31,8 @@ struct UnaryRow {
   void (*into)(Tensor&, const Tensor&);  // null when the op has no _into form
   cld (*ref)(cld);
   Domain domain;
-  bool complex_ok;   // defined on c64/c128
-  bool to_real;      // complex input gives a real result (abs)
+  bool complex_ok;  // defined on c64/c128
+  bool to_real;     // complex input gives a real result (abs)
   bool differentiable;
   double tol32, tol64;  // |got - ref| <= tol * (1 + |ref|)
 };
@@ -105,11 +105,16 @@ inline std::vector<DType> row_dtypes(bool complex_ok) {
 /// A deterministic value of `domain` from a uniform u in [0, 1).
 inline long double domain_value(Domain d, long double u) {
   switch (d) {
-    case Domain::any: return 4 * u - 2;
-    case Domain::positive: return 0.2L + 2 * u;
-    case Domain::above_minus_one: return 1.6L * u - 0.8L;
-    case Domain::nonzero: return (u < 0.5L ? -1 : 1) * (0.3L + 1.7L * std::fmod(2 * u, 1.0L));
-    case Domain::small_ints: return std::floor(3 * u) - 1;
+    case Domain::any:
+      return 4 * u - 2;
+    case Domain::positive:
+      return 0.2L + 2 * u;
+    case Domain::above_minus_one:
+      return 1.6L * u - 0.8L;
+    case Domain::nonzero:
+      return (u < 0.5L ? -1 : 1) * (0.3L + 1.7L * std::fmod(2 * u, 1.0L));
+    case Domain::small_ints:
+      return std::floor(3 * u) - 1;
   }
   return u;
 }
@@ -155,7 +160,8 @@ inline std::vector<cld> values_of(const Tensor& t) {
 }
 
 /// Row-major values of `v` (shape `from`) broadcast to shape `to` by plain index arithmetic.
-inline std::vector<cld> broadcast_values(const std::vector<cld>& v, std::span<const std::int64_t> from,
+inline std::vector<cld> broadcast_values(const std::vector<cld>& v,
+                                         std::span<const std::int64_t> from,
                                          std::span<const std::int64_t> to) {
   const std::int64_t n = dims_numel(to);
   std::vector<cld> out(static_cast<std::size_t>(n));

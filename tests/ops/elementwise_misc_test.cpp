@@ -16,7 +16,8 @@ void expect_error(F&& f, ErrorKind kind, std::initializer_list<const char*> need
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), kind) << e.what();
     for (const char* n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << "'" << n << "' not in: " << e.what();
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
   }
 }
 
@@ -31,7 +32,8 @@ TEST(ElementwiseWhere, SelectsWithBroadcastAndPromotion) {
       EXPECT_EQ(y.dtype(), promote(d, DType::f32));
       auto cv = broadcast_values(values_of(c), c.shape(), y.shape());
       auto av = values_of(a), bv = values_of(b), yv = values_of(y);
-      for (std::size_t i = 0; i < yv.size(); ++i) EXPECT_EQ(yv[i], cv[i] != cld(0) ? av[i] : bv[i]) << i;
+      for (std::size_t i = 0; i < yv.size(); ++i)
+        EXPECT_EQ(yv[i], cv[i] != cld(0) ? av[i] : bv[i]) << i;
       EXPECT_EQ(values_of(select(c, a, b)), yv);
     }
   Tensor r = where(scalar_tensor(1.0), scalar_tensor(2.0), scalar_tensor(3.0));
@@ -99,10 +101,13 @@ TEST(ElementwiseOps, OperatorsAndLeftScalars) {
 TEST(ElementwiseErrors, BroadcastFailureNamesBothShapes) {
   Tensor a = ones({2, 3}), b = ones({4});
   expect_error([&] { add(a, b); }, ErrorKind::ShapeMismatch, {"add", "[2, 3]", "[4]"});
-  expect_error([&] { a * ones({3, 2}); }, ErrorKind::ShapeMismatch, {"mul", "[2, 3]", "[3, 2]"});
+  expect_error([&] { a* ones({3, 2}); }, ErrorKind::ShapeMismatch, {"mul", "[2, 3]", "[3, 2]"});
   expect_error([&] { lt(a, b); }, ErrorKind::ShapeMismatch, {"lt"});
-  expect_error([&] { where(ones({2, 1}), ones({3}), ones({5})); }, ErrorKind::ShapeMismatch,
-               {"where", "[2, 1]", "[3]", "[5]"});
+  expect_error(
+      [&] {
+        where(ones({2, 1}), ones({3}), ones({5}));
+      },
+      ErrorKind::ShapeMismatch, {"where", "[2, 1]", "[3]", "[5]"});
   EXPECT_EQ(values_of(a), values_of(ones({2, 3})));  // inputs untouched
 }
 
@@ -113,20 +118,24 @@ TEST(ElementwiseErrors, ComplexWhereUndefined) {
   expect_error([&] { maximum(r, Scalar(0, 1)); }, ErrorKind::DTypeMismatch, {"maximum"});
   using Cmp = Tensor (*)(const Tensor&, const Tensor&);
   for (Cmp f : {Cmp(lt), Cmp(le), Cmp(gt), Cmp(ge)})
-    expect_error([&] { f(z, r); }, ErrorKind::DTypeMismatch, {"comparisons are undefined on complex"});
+    expect_error([&] { f(z, r); }, ErrorKind::DTypeMismatch,
+                 {"comparisons are undefined on complex"});
   expect_error([&] { where(z, r, r); }, ErrorKind::DTypeMismatch, {"where", "condition"});
   EXPECT_EQ(eq(z, r).dtype(), DType::f32);  // eq/ne are defined on complex
   EXPECT_EQ(ne(z, Scalar(1, 0)).at<float>({0}), 0.0f);
 }
 
 TEST(ElementwiseErrors, IntoChecksLeaveEverythingUntouched) {
-  Tensor a = make_input({2, 3}, DType::f64, Domain::any, 8), b = make_input({3}, DType::f64, Domain::any, 9);
+  Tensor a = make_input({2, 3}, DType::f64, Domain::any, 8),
+         b = make_input({3}, DType::f64, Domain::any, 9);
   const auto a0 = values_of(a), b0 = values_of(b);
   Tensor wrong_shape = zeros({3, 2});
-  expect_error([&] { add_into(wrong_shape, a, b); }, ErrorKind::ShapeMismatch, {"add_into", "[2, 3]", "[3, 2]"});
+  expect_error([&] { add_into(wrong_shape, a, b); }, ErrorKind::ShapeMismatch,
+               {"add_into", "[2, 3]", "[3, 2]"});
   EXPECT_EQ(values_of(wrong_shape), values_of(zeros({3, 2})));
   Tensor wrong_dtype = zeros({2, 3}, DType::f32);
-  expect_error([&] { mul_into(wrong_dtype, a, b); }, ErrorKind::DTypeMismatch, {"mul_into", "f64", "f32"});
+  expect_error([&] { mul_into(wrong_dtype, a, b); }, ErrorKind::DTypeMismatch,
+               {"mul_into", "f64", "f32"});
   EXPECT_EQ(values_of(wrong_dtype), values_of(zeros({2, 3}, DType::f32)));
   // A real out for a complex result is a dtype error too (no silent dropping).
   Tensor zc = ones({2, 3}, DType::c128);

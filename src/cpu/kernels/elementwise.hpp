@@ -10,9 +10,10 @@
 //      contiguous for every operand are merged; the output is walked in row-major order by runs
 //      of the innermost dimension, each run a plain strided loop.
 // Every path works on any flat sub-range [begin, end) of the output, so the parallel split is
-// whatever ExecContext::parallel_for chooses. Only large maps fan out (kParallelMinElements and
-// ctx.may_parallelize); the output may have arbitrary non-overlapping strides (the `_into` ops),
-// and may be exactly the same view as an input: each element is read before it is written.
+// whatever ExecContext::parallel_for chooses. Only large maps fan out (work = elements times a
+// per-op cost, judged by ctx.may_parallelize); the output may have arbitrary non-overlapping
+// strides (the `_into` ops), and may be exactly the same view as an input: each element is read
+// before it is written.
 #pragma once
 
 #include <algorithm>
@@ -25,10 +26,11 @@
 
 namespace tenferro::detail::kernels {
 
-/// Below this many output elements a map never fans out (the dispatch would cost more).
-inline constexpr std::int64_t kParallelMinElements = 32 * 1024;
-/// Elements per parallel task.
-inline constexpr std::int64_t kParallelGrain = 16 * 1024;
+/// Rough cycles per element of a cheap map (arithmetic, copies, comparisons); transcendental
+/// ops pass a larger cost. The work estimate n * cost decides whether a map fans out
+/// (ExecContext::may_parallelize), so a 2x2 op never does and exp fans out earlier than add.
+inline constexpr std::int64_t kCheapCost = 2;
+inline constexpr std::int64_t kTranscendentalCost = 20;
 
 /// A typed view of one operand: base pointer (at the view's offset), shape and strides in
 /// elements. Input shapes broadcast to the output shape (checked by the caller).
@@ -57,14 +59,12 @@ bool dense_as(const View<T>& v, std::span<const std::int64_t> shape) {
          is_row_major(v.shape, v.strides);
 }
 
-/// Runs chunk(begin, end) over [0, n): on the operation's workers when the map is large enough
-/// and the context allows it, else inline.
+/// Runs chunk(begin, end) over disjoint chunks of [0, n): on the operation's workers when the
+/// work n * cost is large enough and the context allows it, else inline.
 template <class Chunk>
-void run_chunks(ExecContext& ctx, std::int64_t n, Chunk&& chunk) {
-  if (n >= kParallelMinElements && ctx.may_parallelize(n))
-    ctx.parallel_for(n, kParallelGrain, chunk);
-  else
-    chunk(std::int64_t{0}, n);
+void run_chunks(ExecContext& ctx, std::int64_t n, std::int64_t cost, Chunk&& chunk) {
+  const std::int64_t grain = std::max<std::int64_t>(1024, 64 * 1024 / cost);
+  ctx.parallel_for_work(n, grain, n * cost, chunk);
 }
 
 /// The general path's iteration space: collapsed shape and per-operand strides (operand 0 is
@@ -139,20 +139,20 @@ struct StridedLoop {
 
 /// out[i] = f(a[i]) with a broadcast to out's shape.
 template <class To, class Ta, class F>
-void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a) {
+void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t cost = kCheapCost) {
   const std::int64_t n = dims_numel(out.shape);
   if (n == 0) return;
   if (dense_as(out, out.shape) && dense_as(a, out.shape)) {
     To* o = out.p;
     const Ta* x = a.p;
-    run_chunks(ctx, n, [=](std::int64_t b, std::int64_t e) {
+    run_chunks(ctx, n, cost, [=](std::int64_t b, std::int64_t e) {
       for (std::int64_t i = b; i < e; ++i) o[i] = f(x[i]);
     });
     return;
   }
   StridedLoop<2> loop(out.shape, {out.shape, a.shape}, {out.strides, a.strides});
   const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1);
-  run_chunks(ctx, n, [&](std::int64_t b, std::int64_t e) {
+  run_chunks(ctx, n, cost, [&](std::int64_t b, std::int64_t e) {
     loop.for_each_run(b, e, [&](const std::array<std::int64_t, 2>& off, std::int64_t cnt) {
       To* o = out.p + off[0];
       const Ta* x = a.p + off[1];
@@ -170,7 +170,8 @@ void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a) {
 
 /// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
 template <class To, class T, class F>
-void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b) {
+void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b,
+          std::int64_t cost = kCheapCost) {
   const std::int64_t n = dims_numel(out.shape);
   if (n == 0) return;
   if (dense_as(out, out.shape)) {
@@ -179,21 +180,21 @@ void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b)
     const T* y = b.p;
     const bool da = dense_as(a, out.shape), db = dense_as(b, out.shape);
     if (da && db) {
-      run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
       });
       return;
     }
     if (da && dims_numel(b.shape) == 1) {
       const T s = *y;
-      run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], s);
       });
       return;
     }
     if (db && dims_numel(a.shape) == 1) {
       const T s = *x;
-      run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(s, y[i]);
       });
       return;
@@ -203,7 +204,7 @@ void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b)
                       {out.strides, a.strides, b.strides});
   const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1),
                      sb = loop.inner_stride(2);
-  run_chunks(ctx, n, [&](std::int64_t lo, std::int64_t hi) {
+  run_chunks(ctx, n, cost, [&](std::int64_t lo, std::int64_t hi) {
     loop.for_each_run(lo, hi, [&](const std::array<std::int64_t, 3>& off, std::int64_t cnt) {
       To* o = out.p + off[0];
       const T* x = a.p + off[1];
@@ -225,7 +226,8 @@ void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b)
 
 /// out[i] = f(c[i], a[i], b[i]) with all inputs broadcast to out's shape.
 template <class To, class Tc, class T, class F>
-void map3(ExecContext& ctx, F f, View<To> out, View<const Tc> c, View<const T> a, View<const T> b) {
+void map3(ExecContext& ctx, F f, View<To> out, View<const Tc> c, View<const T> a, View<const T> b,
+          std::int64_t cost = kCheapCost) {
   const std::int64_t n = dims_numel(out.shape);
   if (n == 0) return;
   if (dense_as(out, out.shape) && dense_as(c, out.shape) && dense_as(a, out.shape) &&
@@ -234,7 +236,7 @@ void map3(ExecContext& ctx, F f, View<To> out, View<const Tc> c, View<const T> a
     const Tc* z = c.p;
     const T* x = a.p;
     const T* y = b.p;
-    run_chunks(ctx, n, [=](std::int64_t lo, std::int64_t hi) {
+    run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
       for (std::int64_t i = lo; i < hi; ++i) o[i] = f(z[i], x[i], y[i]);
     });
     return;
@@ -243,7 +245,7 @@ void map3(ExecContext& ctx, F f, View<To> out, View<const Tc> c, View<const T> a
                       {out.strides, c.strides, a.strides, b.strides});
   const std::int64_t so = loop.inner_stride(0), sc = loop.inner_stride(1),
                      sa = loop.inner_stride(2), sb = loop.inner_stride(3);
-  run_chunks(ctx, n, [&](std::int64_t lo, std::int64_t hi) {
+  run_chunks(ctx, n, cost, [&](std::int64_t lo, std::int64_t hi) {
     loop.for_each_run(lo, hi, [&](const std::array<std::int64_t, 4>& off, std::int64_t cnt) {
       To* o = out.p + off[0];
       const Tc* z = c.p + off[1];

@@ -1,0 +1,268 @@
+// Contraction-path search: optimal (dynamic programming over subsets), greedy, sequential.
+#include "einsum/path.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <string>
+
+namespace tenferro::detail::einsum {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A set of label ids as a bit set (labels are dense, Note [Einsum labels]).
+struct LabelSet {
+  SmallVector<std::uint64_t, 2> w;
+  explicit LabelSet(std::size_t labels = 0) : w((labels + 63) / 64, 0) {}
+  void add(Label l) { w[static_cast<std::size_t>(l) / 64] |= std::uint64_t{1} << (l % 64); }
+  bool has(Label l) const { return (w[static_cast<std::size_t>(l) / 64] >> (l % 64)) & 1; }
+  LabelSet operator|(const LabelSet& o) const {
+    LabelSet r = *this;
+    for (std::size_t i = 0; i < w.size(); ++i) r.w[i] |= o.w[i];
+    return r;
+  }
+  LabelSet operator&(const LabelSet& o) const {
+    LabelSet r = *this;
+    for (std::size_t i = 0; i < w.size(); ++i) r.w[i] &= o.w[i];
+    return r;
+  }
+  bool operator==(const LabelSet& o) const { return w == o.w; }
+  bool empty() const {
+    for (std::uint64_t x : w)
+      if (x) return false;
+    return true;
+  }
+  // Product of the sizes of the labels in the set.
+  double volume(std::span<const std::int64_t> size) const {
+    double v = 1;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      for (std::uint64_t x = w[i]; x; x &= x - 1)
+        v *= static_cast<double>(size[i * 64 + static_cast<std::size_t>(std::countr_zero(x))]);
+    return v;
+  }
+};
+
+LabelSet set_of(std::span<const Label> labels, std::size_t n) {
+  LabelSet s(n);
+  for (Label l : labels) s.add(l);
+  return s;
+}
+
+double step_flops(const LabelSet& x, const LabelSet& y, const LabelSet& result,
+                  std::span<const std::int64_t> size) {
+  const LabelSet all = x | y;
+  return all.volume(size) * (all == result ? 1.0 : 2.0);
+}
+
+[[noreturn]] void memory_error(const EinsumOptions& o) {
+  throw Error(ErrorKind::InvalidArgument,
+              "einsum: no contraction path keeps every intermediate within memory_limit = " +
+                  std::to_string(o.memory_limit) +
+                  " elements; expected a larger limit (or 0 for none)");
+}
+
+bool over_limit(double size, bool last, const EinsumOptions& o) {
+  return !last && o.memory_limit > 0 && size > o.memory_limit;
+}
+
+using Pairs = std::vector<std::pair<int, int>>;
+
+// Exact search over subsets (Note [Einsum cost model]); O(3^n) splits.
+Pairs optimal_pairs(const PathProblem& p, const EinsumOptions& o) {
+  const int n = static_cast<int>(p.operands.size());
+  const std::size_t nl = p.size.size();
+  const std::uint32_t full = (std::uint32_t{1} << n) - 1;
+  std::vector<LabelSet> labels(full + 1, LabelSet(nl));
+  for (std::uint32_t s = 1; s <= full; ++s) {
+    const int low = std::countr_zero(s);
+    labels[s] = labels[s & (s - 1)] | set_of(p.operands[static_cast<std::size_t>(low)], nl);
+  }
+  const LabelSet out = set_of(p.output, nl);
+  std::vector<LabelSet> kept(full + 1, LabelSet(nl));
+  for (std::uint32_t s = 1; s <= full; ++s) kept[s] = labels[s] & (labels[full ^ s] | out);
+  std::vector<double> cost(full + 1, kInf);
+  std::vector<std::uint32_t> split(full + 1, 0);
+  for (std::uint32_t s = 1; s <= full; ++s) {
+    if (std::has_single_bit(s)) {
+      cost[s] = 0;
+      continue;
+    }
+    if (over_limit(kept[s].volume(p.size), s == full, o)) continue;
+    const std::uint32_t low = s & (~s + 1);
+    for (std::uint32_t a = (s - 1) & s; a; a = (a - 1) & s) {
+      if (!(a & low)) continue;
+      const std::uint32_t b = s ^ a;
+      if (cost[a] == kInf || cost[b] == kInf) continue;
+      const double c = cost[a] + cost[b] + step_flops(kept[a], kept[b], kept[s], p.size);
+      if (c < cost[s]) {
+        cost[s] = c;
+        split[s] = a;
+      }
+    }
+  }
+  if (cost[full] == kInf) memory_error(o);
+  // Post-order over the split tree gives SSA ids.
+  Pairs pairs;
+  auto emit = [&](auto&& self, std::uint32_t s) -> int {
+    if (std::has_single_bit(s)) return std::countr_zero(s);
+    const int x = self(self, split[s]);
+    const int y = self(self, s ^ split[s]);
+    pairs.emplace_back(x, y);
+    return n + static_cast<int>(pairs.size()) - 1;
+  };
+  emit(emit, full);
+  return pairs;
+}
+
+// Pairwise greedy: connected pairs first, then the smallest metric (size change or flops).
+Pairs greedy_pairs(const PathProblem& p, const EinsumOptions& o, bool by_flops) {
+  const std::size_t nl = p.size.size();
+  struct Item {
+    int id;
+    LabelSet set;
+    double size;
+  };
+  std::vector<Item> items;
+  SmallVector<std::int32_t, 16> count(nl, 0);
+  for (std::size_t k = 0; k < p.operands.size(); ++k) {
+    LabelSet s = set_of(p.operands[k], nl);
+    items.push_back({static_cast<int>(k), s, s.volume(p.size)});
+    for (Label l : p.operands[k]) ++count[static_cast<std::size_t>(l)];
+  }
+  for (Label l : p.output) ++count[static_cast<std::size_t>(l)];
+  Pairs pairs;
+  int next = static_cast<int>(items.size());
+  while (items.size() > 1) {
+    const bool last = items.size() == 2;
+    std::size_t bi = 0, bj = 0;
+    bool found = false;
+    double best[3] = {kInf, kInf, kInf};
+    LabelSet best_set(nl);
+    for (std::size_t i = 0; i < items.size(); ++i)
+      for (std::size_t j = i + 1; j < items.size(); ++j) {
+        const LabelSet& x = items[i].set;
+        const LabelSet& y = items[j].set;
+        LabelSet r(nl);
+        const LabelSet u = x | y;
+        for (std::size_t w = 0; w < u.w.size(); ++w)
+          for (std::uint64_t bits = u.w[w]; bits; bits &= bits - 1) {
+            const auto l =
+                static_cast<Label>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+            if (count[static_cast<std::size_t>(l)] - x.has(l) - y.has(l) > 0) r.add(l);
+          }
+        const double size = r.volume(p.size);
+        if (over_limit(size, last, o)) continue;
+        const double flops = step_flops(x, y, r, p.size);
+        const double key[3] = {(x & y).empty() ? 1.0 : 0.0,
+                               by_flops ? flops : size - items[i].size - items[j].size, flops};
+        if (std::lexicographical_compare(key, key + 3, best, best + 3)) {
+          std::copy(key, key + 3, best);
+          bi = i;
+          bj = j;
+          best_set = r;
+          found = true;
+        }
+      }
+    if (!found) memory_error(o);
+    for (std::size_t w = 0; w < nl; ++w) {
+      const auto l = static_cast<Label>(w);
+      count[w] += best_set.has(l) - items[bi].set.has(l) - items[bj].set.has(l);
+    }
+    pairs.emplace_back(items[bi].id, items[bj].id);
+    const double size = best_set.volume(p.size);
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(bj));
+    items[bi] = {next++, best_set, size};
+  }
+  return pairs;
+}
+
+Pairs sequential_pairs(int n) {
+  Pairs pairs;
+  for (int k = 1; k < n; ++k) pairs.emplace_back(k == 1 ? 0 : n + k - 2, k);
+  return pairs;
+}
+
+bool within_limit(const RawPath& r, const EinsumOptions& o) {
+  for (std::size_t k = 0; k + 1 < r.steps.size(); ++k)
+    if (over_limit(r.steps[k].size, false, o)) return false;
+  return true;
+}
+
+}  // namespace
+
+RawPath evaluate_pairs(const PathProblem& p, std::span<const std::pair<int, int>> pairs) {
+  const std::size_t nl = p.size.size();
+  std::vector<LabelList> lists(p.operands.begin(), p.operands.end());
+  SmallVector<std::int32_t, 16> count(nl, 0);
+  for (const LabelList& ls : p.operands)
+    for (Label l : ls) ++count[static_cast<std::size_t>(l)];
+  for (Label l : p.output) ++count[static_cast<std::size_t>(l)];
+  RawPath r;
+  for (auto [a, b] : pairs) {
+    const LabelList x = lists[static_cast<std::size_t>(a)];
+    const LabelList y = lists[static_cast<std::size_t>(b)];
+    for (Label l : x) --count[static_cast<std::size_t>(l)];
+    for (Label l : y) --count[static_cast<std::size_t>(l)];
+    const LabelSet xs = set_of(x, nl), ys = set_of(y, nl);
+    auto needed = [&](Label l) { return count[static_cast<std::size_t>(l)] > 0; };
+    RawStep s;
+    s.lhs = a;
+    s.rhs = b;
+    for (Label l : x)
+      if (ys.has(l) && needed(l)) s.result.push_back(l);
+    for (Label l : x)
+      if (!ys.has(l) && needed(l)) s.result.push_back(l);
+    for (Label l : y)
+      if (!xs.has(l) && needed(l)) s.result.push_back(l);
+    for (Label l : s.result) ++count[static_cast<std::size_t>(l)];
+    const LabelSet rs = set_of(s.result, nl);
+    s.flops = step_flops(xs, ys, rs, p.size);
+    s.size = rs.volume(p.size);
+    r.flops += s.flops;
+    r.largest = std::max(r.largest, s.size);
+    lists.push_back(s.result);
+    r.steps.push_back(std::move(s));
+  }
+  return r;
+}
+
+RawPath find_path(const PathProblem& p, const EinsumOptions& o) {
+  const int n = static_cast<int>(p.operands.size());
+  EinsumStrategy strategy = o.strategy;
+  if (strategy == EinsumStrategy::automatic)
+    strategy = n <= std::min(o.optimal_limit, kMaxOptimalOperands) ? EinsumStrategy::optimal
+                                                                   : EinsumStrategy::greedy;
+  if (strategy == EinsumStrategy::optimal && n > kMaxOptimalOperands)
+    throw Error(ErrorKind::InvalidArgument,
+                "einsum: optimal path search supports at most " +
+                    std::to_string(kMaxOptimalOperands) + " operands, got " + std::to_string(n) +
+                    "; expected the greedy strategy for larger networks");
+  RawPath best;
+  if (n <= 2 || strategy == EinsumStrategy::sequential) {
+    best = evaluate_pairs(p, sequential_pairs(n));
+    if (!within_limit(best, o)) memory_error(o);
+  } else if (strategy == EinsumStrategy::optimal) {
+    best = evaluate_pairs(p, optimal_pairs(p, o));
+  } else {
+    bool have = false;
+    auto consider = [&](RawPath r) {
+      if (!within_limit(r, o)) return;
+      if (!have || r.flops < best.flops) best = std::move(r);
+      have = true;
+    };
+    for (bool by_flops : {false, true}) {
+      try {
+        consider(evaluate_pairs(p, greedy_pairs(p, o, by_flops)));
+      } catch (const Error&) {
+        // An infeasible heuristic is just not a candidate.
+      }
+    }
+    consider(evaluate_pairs(p, sequential_pairs(n)));
+    if (!have) memory_error(o);
+  }
+  best.strategy = strategy;
+  return best;
+}
+
+}  // namespace tenferro::detail::einsum

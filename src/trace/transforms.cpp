@@ -1,0 +1,85 @@
+// Program transforms by re-tracing.
+//
+// Note [Transforms re-trace]: grad/vjp/jvp of a program are traced functions that interpret the
+// program under the autodiff interpreter: e.g. grad(p) = trace(xs -> autodiff::grad(p, xs)).
+// The tape records on traced tensors, and backward runs the primitives' VJP rules (written with
+// public ops) on traced tensors, so every derivative op lands in the new program through the
+// tracer (Note [One catalog, three interpreters]). The results are ordinary programs, so the
+// transforms compose: jvp(grad(p)) is forward-over-reverse and grad(grad(p)) is reverse-over-
+// reverse, each a first-order pass over a program. Results are optimize()d, which removes the
+// forward computations a derivative does not read.
+#include <string>
+
+#include "tenferro/autodiff.hpp"
+#include "trace/trace_state.hpp"
+
+namespace tenferro {
+
+namespace {
+// The program as a function of traced (and autodiff-carrying) tensors.
+struct Interpret {
+  const Program& p;
+  std::vector<Tensor> operator()(std::span<const Tensor> xs) const { return p(xs); }
+};
+}  // namespace
+
+Program vjp(const Program& p) {
+  std::vector<ValueSpec> specs = p.input_specs, outs = p.output_specs();
+  specs.insert(specs.end(), outs.begin(), outs.end());
+  const std::size_t n = p.inputs.size();
+  Interpret f{p};
+  return optimize(trace(
+      [&](std::span<const Tensor> xs) {
+        VjpResult r = tenferro::vjp(MultiFn(f), xs.first(n));
+        return r.pullback(xs.subspan(n));
+      },
+      specs));
+}
+
+Program grad(const Program& p, std::span<const int> wrt) {
+  std::vector<ValueSpec> outs = p.output_specs();
+  if (outs.size() != 1 || dims_numel(outs[0].shape) != 1 || is_complex(outs[0].dtype))
+    throw Error(ErrorKind::InvalidArgument,
+                "grad: the program must have exactly one real output with one element; it has " +
+                    std::to_string(outs.size()) + " outputs" +
+                    (outs.empty() ? std::string() : " (first: " + to_string(outs[0]) + ")") +
+                    "; use vjp() for other programs");
+  std::vector<int> chosen(wrt.begin(), wrt.end());
+  if (chosen.empty())
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) chosen.push_back(static_cast<int>(i));
+  for (int i : chosen)
+    if (i < 0 || static_cast<std::size_t>(i) >= p.inputs.size())
+      throw Error(ErrorKind::InvalidArgument, "grad: wrt index " + std::to_string(i) +
+                                                  " is out of range for a program with " +
+                                                  std::to_string(p.inputs.size()) + " inputs");
+  return optimize(trace(
+      [&](std::span<const Tensor> xs) {
+        std::vector<Tensor> g =
+            tenferro::grad(ScalarFn([&](std::span<const Tensor> in) { return p(in)[0]; }), xs);
+        std::vector<Tensor> result;
+        for (int i : chosen) result.push_back(g[static_cast<std::size_t>(i)]);
+        return result;
+      },
+      p.input_specs));
+}
+
+Program grad(const Program& p, std::initializer_list<int> wrt) {
+  return grad(p, std::span<const int>(wrt.begin(), wrt.size()));
+}
+
+Program jvp(const Program& p) {
+  std::vector<ValueSpec> specs = p.input_specs;
+  specs.insert(specs.end(), p.input_specs.begin(), p.input_specs.end());
+  const std::size_t n = p.inputs.size();
+  Interpret f{p};
+  return optimize(trace(
+      [&](std::span<const Tensor> xs) {
+        JvpResult r = tenferro::jvp(MultiFn(f), xs.first(n), xs.subspan(n));
+        std::vector<Tensor> result = std::move(r.outputs);
+        result.insert(result.end(), r.tangents.begin(), r.tangents.end());
+        return result;
+      },
+      specs));
+}
+
+}  // namespace tenferro
