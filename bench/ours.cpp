@@ -24,11 +24,11 @@
 // What the tenferro side of this build can do. Each switch turns on when the API lands in main.
 #define TF_BENCH_HAVE_RUNTIME 1  // CpuBackend::executor_entries, with_execution_scope, with_session
 #define TF_BENCH_HAVE_MATMUL 1   // matmul / bmm (ops-contract)
-#define TF_BENCH_HAVE_EINSUM 0   // einsum (ops-contract)
+#define TF_BENCH_HAVE_EINSUM 1   // einsum (einsum.hpp)
 #define TF_BENCH_HAVE_ELEMENTWISE 1  // add, mul (ops-elementwise)
 #define TF_BENCH_HAVE_REDUCE 1       // sum (ops-reduce)
 #define TF_BENCH_HAVE_GRAD 1         // eager reverse-mode grad (autodiff)
-#define TF_BENCH_HAVE_TRACE 0        // trace, grad(Program), Runtime::prepare/run (trace)
+#define TF_BENCH_HAVE_TRACE 1        // trace, grad(Program), Runtime::prepare/run (trace)
 
 namespace bench::ours {
 namespace {
@@ -95,7 +95,7 @@ std::string op_missing(Op op) {
 #endif
 #if TF_BENCH_HAVE_EINSUM
     case Op::einsum_tn:
-      return tenferro::einsum("ab,acd,bce->de", {in[0], in[1], in[2]});
+      return tenferro::einsum("ab,acd,bce->de", std::span<const Tensor>(in, 3));
 #endif
     default:
       break;

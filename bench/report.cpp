@@ -241,9 +241,15 @@ void write_markdown(std::ostream& os, const std::vector<JsonObject>& headers,
           continue;
         }
         os << " " << format_ns(r.median_ns);
-        if (v != "libtorch" && have_torch) {
+        if (r.median_ns > 0 && r.iqr_ns >= 0) {
           char buf[32];
-          std::snprintf(buf, sizeof buf, " (%.2fx)", r.median_ns / torch->median_ns);
+          std::snprintf(buf, sizeof buf, " ±%.0f%%", 100.0 * r.iqr_ns / r.median_ns);
+          os << buf;
+        }
+        if (v != "libtorch" && have_torch) {
+          const double ratio = r.median_ns / torch->median_ns;
+          char buf[32];
+          std::snprintf(buf, sizeof buf, ratio < 0.1 ? " (%.2gx)" : " (%.2fx)", ratio);
           os << buf;
         }
         os << " |";
@@ -264,8 +270,9 @@ void write_markdown(std::ostream& os, const std::vector<JsonObject>& headers,
       os << " " << (any ? entries : "—") << " |\n";
     }
   }
-  os << "\nCells: median per op; (ratio) = tenferro / libtorch in the same run (below 1: faster "
-        "than libtorch). \"scope entries\": executor entries of the whole eager_scope / "
+  os << "\nCells: median per op, ±IQR as a share of the median; (ratio) = tenferro / libtorch "
+        "in the same run (below 1: faster than libtorch). \"scope entries\": executor entries of "
+        "the whole eager_scope / "
         "trace_prepared_scope run, must be 1.\n";
 }
 

@@ -90,13 +90,14 @@ int self_test() {
     a.case_name = "matmul_2";
     a.variant = "eager";
     a.median_ns = 500;
+    a.iqr_ns = 0;
     Row t = a;
     t.variant = "libtorch";
     t.median_ns = 1000;
     std::ostringstream os;
     write_markdown(os, {}, {a, t});
     expect(os.str().find("| matmul_2 |") != std::string::npos &&
-               os.str().find("500 ns (0.50x)") != std::string::npos,
+               os.str().find("500 ns ±0% (0.50x)") != std::string::npos,
            "markdown row with ratio");
   }
   {  // Every case is named once and has inputs.
