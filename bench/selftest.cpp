@@ -1,0 +1,116 @@
+// `tenferro-bench --self-test`: checks of the harness's own arithmetic and formats (CTest label
+// "bench"). Timing itself is not asserted anywhere.
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness.hpp"
+#include "report.hpp"
+#include "run.hpp"
+#include "spec.hpp"
+
+namespace bench {
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    std::cerr << "self-test FAILED: " << what << "\n";
+    ++failures;
+  }
+}
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); }
+
+// A workload that counts calls and retained slots, to check the harness's protocol.
+class CountingWorkload final : public Workload {
+ public:
+  void reserve(std::int64_t iters) override { reserved = iters; }
+  void run(std::int64_t iters) override {
+    expect(iters <= reserved, "run() within reserved slots");
+    calls += iters;
+    volatile double x = 0;
+    for (int i = 0; i < 200; ++i) x = x + i;
+  }
+  void release() override { reserved = 0; }
+  std::int64_t reserved = 0, calls = 0;
+};
+
+}  // namespace
+
+int self_test() {
+  {  // Median and IQR with linear interpolation (numpy's default), on unsorted input.
+    std::vector<double> xs{5, 1, 4, 2, 3};
+    auto [med, iqr] = median_iqr(xs);
+    expect(near(med, 3) && near(iqr, 2), "median/IQR of 1..5");
+    std::vector<double> ys{4, 1, 3, 2};
+    auto [m2, i2] = median_iqr(ys);
+    expect(near(m2, 2.5) && near(i2, 1.5), "median/IQR of 1..4");
+  }
+  {  // JSON round trip, including characters that need escaping.
+    Row r;
+    r.case_name = "c\"1";
+    r.variant = "eager_scope";
+    r.threads = 4;
+    r.median_ns = 123.5;
+    r.iqr_ns = 7;
+    r.min_ns = 120;
+    r.repeats = 15;
+    r.batch = 1000;
+    r.executor_entries = 1;
+    r.check = "ok";
+    r.unit = "fwd+bwd";
+    r.note = "a\\b\nc";
+    const Row back = row_from_json(parse_json_line(to_json(r)));
+    expect(back.case_name == r.case_name && back.variant == r.variant && back.threads == 4 &&
+               near(back.median_ns, 123.5) && near(back.iqr_ns, 7) && back.repeats == 15 &&
+               back.batch == 1000 && back.executor_entries == 1 && back.check == "ok" &&
+               back.unit == "fwd+bwd" && back.note == r.note,
+           "JSON round trip of a row");
+    Row u;
+    u.status = "unsupported";
+    expect(parse_json_line(to_json(u))["median_ns"] == "null", "unsupported rows have no time");
+  }
+  {  // The harness: batches of >= 1000 calls for a small op, `samples` timed batches.
+    CountingWorkload w;
+    TimingPolicy p;
+    p.min_sample_ns = 1e5;
+    const Measurement m = measure(w, p);
+    expect(m.batch >= 1000, "small op batch >= 1000 calls");
+    expect(m.repeats == p.samples, "15 samples");
+    expect(m.timed_calls == m.batch * m.repeats, "timed calls = batch x samples");
+    expect(m.median_ns > 0 && m.iqr_ns >= 0 && m.min_ns <= m.median_ns, "sane statistics");
+    expect(w.reserved == 0, "outputs released after the last sample");
+  }
+  {  // The markdown table puts each variant in its column with the ratio to libtorch.
+    Row a;
+    a.case_name = "matmul_2";
+    a.variant = "eager";
+    a.median_ns = 500;
+    a.iqr_ns = 0;
+    Row t = a;
+    t.variant = "libtorch";
+    t.median_ns = 1000;
+    std::ostringstream os;
+    write_markdown(os, {}, {a, t});
+    expect(os.str().find("| matmul_2 |") != std::string::npos &&
+               os.str().find("500 ns ±0% (0.50x)") != std::string::npos,
+           "markdown row with ratio");
+  }
+  {  // Every case is named once and has inputs.
+    const auto& cs = all_cases();
+    for (std::size_t i = 0; i < cs.size(); ++i) {
+      expect(!cs[i].inputs.empty(), cs[i].name + " has inputs");
+      for (std::size_t j = 0; j < i; ++j) expect(cs[i].name != cs[j].name, "unique case names");
+    }
+    const auto v = input_values(4, 1);
+    for (double x : v) expect(x >= -1 && x < 1, "inputs in [-1, 1)");
+  }
+  std::cerr << (failures ? "self-test: FAILED\n" : "self-test: passed\n");
+  return failures ? 1 : 0;
+}
+
+}  // namespace bench
