@@ -53,12 +53,13 @@ void fill_zeros(std::vector<Tensor>& gs, std::span<const Tensor> like) {
 
 void check_like(const Tensor& t, const Tensor& like, const char* api, const char* what,
                 std::size_t i) {
-  Tensor pair[2] = {like, t};
+  const bool shape_ok = t.shape() == like.shape();
+  if (shape_ok && t.dtype() == like.dtype()) return;
+  Tensor pair[2] = {like, t};  // the message is built only when throwing
   std::string msg = std::string(api) + ": " + what + " " + std::to_string(i) +
                     " must have the shape and dtype of its value (value, " + what + ": " +
                     detail::describe(pair) + ")";
-  if (!(t.shape() == like.shape())) throw Error(ErrorKind::ShapeMismatch, msg);
-  if (t.dtype() != like.dtype()) throw Error(ErrorKind::DTypeMismatch, msg);
+  throw Error(shape_ok ? ErrorKind::DTypeMismatch : ErrorKind::ShapeMismatch, msg);
 }
 
 }  // namespace
@@ -158,7 +159,16 @@ JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor
                                                 " tangents; expected one each");
   for (std::size_t i = 0; i < primals.size(); ++i)
     if (tangents[i].defined()) check_like(tangents[i], primals[i], "jvp", "tangent", i);
-  // Note [One tangent level]: the duals carry only the new tangent (and trace state).
+  // Note [One tangent level]: the duals carry only the new tangent (and trace state). A primal
+  // that already carries a tangent comes from an enclosing jvp; replacing that tangent would give
+  // a silently wrong result for the outer jvp, so nesting is refused.
+  for (std::size_t i = 0; i < primals.size(); ++i)
+    if (detail::tangent_of(primals[i]).defined())
+      throw Error(ErrorKind::Unsupported,
+                  "jvp: primal " + std::to_string(i) + " (" +
+                      detail::describe(primals.subspan(i, 1)) + ")" +
+                      " carries the tangent of an enclosing jvp; nested forward mode (jvp or hvp "
+                      "inside jvp, e.g. third derivatives) is not supported");
   std::vector<Tensor> duals;
   for (std::size_t i = 0; i < primals.size(); ++i) {
     Tensor d = detach(primals[i]);

@@ -4,6 +4,7 @@
 
 #include "primitives/reduce_rules.hpp"
 #include "primitives/rules.hpp"
+#include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/reduce.hpp"
 #include "tenferro/ops/structural.hpp"
 
@@ -99,6 +100,19 @@ Tensor broadcast_back(const Tensor& y, const ResolvedAxes& a, const Tensor& x) {
   return broadcast_to(reshape(y, a.keep_shape), x.shape());
 }
 
+Tensor real_part(const Tensor& z) {
+  return is_complex(z.dtype()) ? cast(z, real_dtype(z.dtype())) : z;
+}
+
+// a / b, and 0 wherever b == 0 (norm's derivative at the origin, as PyTorch's masked divide).
+// The divisor is made safe before dividing so that the derivative of this expression is finite
+// too (a plain where(b == 0, 0, a / b) would send 0 * inf = nan through the divide's rule).
+Tensor div_or_zero(const Tensor& a, const Tensor& b) {
+  const Tensor at_zero = eq(b, Scalar(0));
+  const Tensor safe_b = where(at_zero, scalar_tensor(1.0, b.dtype()), b);
+  return where(at_zero, scalar_tensor(0.0, promote(a.dtype(), b.dtype())), div(a, safe_b));
+}
+
 }  // namespace
 
 void ReducePrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
@@ -117,19 +131,19 @@ void ReducePrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> ou
       out_t[0] = bind1(*this, {t[0]});
       return;
     case ReduceKind::prod:
-      out_t[0] = sum_red(rule_mul(t[0], reduce_prod_others(x, axes)));
+      out_t[0] = sum_red(mul(t[0], reduce_prod_others(x, axes)));
       return;
     case ReduceKind::max:
     case ReduceKind::min: {
       Tensor w = reduce_tie_weights(x, reshape(outputs[0], a.keep_shape), axes);
-      out_t[0] = sum_red(rule_mul(t[0], w));
+      out_t[0] = sum_red(mul(t[0], w));
       return;
     }
     case ReduceKind::sum_squares:
-      out_t[0] = rule_scale(rule_real(sum_red(rule_mul(rule_conj(x), t[0]))), 2.0);
+      out_t[0] = mul(real_part(sum_red(mul(conj(x), t[0]))), Scalar(2.0));
       return;
     case ReduceKind::norm:
-      out_t[0] = rule_div_or_zero(rule_real(sum_red(rule_mul(rule_conj(x), t[0]))), outputs[0]);
+      out_t[0] = div_or_zero(real_part(sum_red(mul(conj(x), t[0]))), outputs[0]);
       return;
   }
 }
@@ -146,20 +160,20 @@ void ReducePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> ou
       in_ct[0] = g;
       return;
     case ReduceKind::mean:
-      in_ct[0] = rule_scale(g, 1.0 / static_cast<double>(a.count));
+      in_ct[0] = mul(g, Scalar(1.0 / static_cast<double>(a.count)));
       return;
     case ReduceKind::prod:  // conjugate-Wirtinger: ct * conj(d prod / d x)
-      in_ct[0] = rule_mul(g, rule_conj(reduce_prod_others(x, a.reduced)));
+      in_ct[0] = mul(g, conj(reduce_prod_others(x, a.reduced)));
       return;
     case ReduceKind::max:
     case ReduceKind::min:
-      in_ct[0] = rule_mul(g, reduce_tie_weights(x, reshape(outputs[0], a.keep_shape), a.reduced));
+      in_ct[0] = mul(g, reduce_tie_weights(x, reshape(outputs[0], a.keep_shape), a.reduced));
       return;
     case ReduceKind::sum_squares:  // real-valued f(z) = |z|^2: grad 2 z (PyTorch convention)
-      in_ct[0] = rule_scale(rule_mul(x, g), 2.0);
+      in_ct[0] = mul(mul(x, g), Scalar(2.0));
       return;
     case ReduceKind::norm:
-      in_ct[0] = rule_mul(x, broadcast_back(rule_div_or_zero(ct[0], outputs[0]), a, x));
+      in_ct[0] = mul(x, broadcast_back(div_or_zero(ct[0], outputs[0]), a, x));
       return;
   }
 }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpu/admission.hpp"
-#include "runtime/counting_new.hpp"
+#include "common/counting_new.hpp"
 #include "runtime/test_support.hpp"
 #include "tenferro/error.hpp"
 

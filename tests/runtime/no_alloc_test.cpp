@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cpu/admission.hpp"
-#include "runtime/counting_new.hpp"
+#include "common/counting_new.hpp"
 
 using namespace tenferro;
 using detail::ExecContext;

@@ -25,11 +25,14 @@
 // the cotangent by the *conjugate* derivative):
 //  - sum: the cotangent broadcast back over the reduced axes; mean: the same divided by N.
 //  - prod: ct * conj(product of the other elements), computed without division, so inputs with
-//    zeros get exact gradients. Second derivatives of prod are not available (Unsupported).
+//    zeros get exact gradients (and exact second derivatives: the derivative of the product of
+//    the others is a dual-number sweep, again without division).
 //  - max/min: the cotangent is split evenly among the elements that attain the extremum (ties
 //    share it, like PyTorch's amax/amin); elements that do not attain it get 0 (so does every
 //    element when the extremum is NaN).
 //  - sum_squares: 2 * x * ct (ct is real); norm: x * ct / norm, and 0 where norm == 0 (as PyTorch).
+// Every rule is written with differentiable ops, so second derivatives (hvp) work for all
+// reductions (tests/autodiff/autodiff_reduce_second_order_test.cpp).
 #pragma once
 
 #include "tenferro/tensor.hpp"

@@ -1,0 +1,117 @@
+// Second derivatives through every reduction (Note [Reduction rules]): the HVP (jvp of grad,
+// forward over reverse) matches central differences of the gradient, for real and complex
+// inputs, full and partial reductions, with and without keepdims, and at a zero of the input
+// (prod's exact derivative without division; norm's masked divide at the origin).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+
+#include "common/autodiff_fd.hpp"
+#include "tenferro/ops.hpp"
+
+using namespace tenferro;
+using namespace tenferro::adtest;
+
+namespace {
+
+using Reduction = std::function<Tensor(const Tensor&, Dims, bool)>;
+
+struct Case {
+  std::string name;
+  Reduction op;
+  bool complex_ok;
+};
+
+std::vector<Case> reductions() {
+  return {{"prod", [](const Tensor& x, Dims a, bool k) { return prod(x, std::move(a), k); }, true},
+          {"max", [](const Tensor& x, Dims a, bool k) { return max(x, std::move(a), k); }, false},
+          {"min", [](const Tensor& x, Dims a, bool k) { return min(x, std::move(a), k); }, false},
+          {"mean", [](const Tensor& x, Dims a, bool k) { return mean(x, std::move(a), k); }, true},
+          {"sum_squares",
+           [](const Tensor& x, Dims a, bool k) { return sum_squares(x, std::move(a), k); }, true},
+          {"norm", [](const Tensor& x, Dims a, bool k) { return norm(x, std::move(a), k); }, true}};
+}
+
+// A real scalar loss with a non-trivial second derivative for real and complex results.
+Tensor loss_of(const Tensor& y) { return sum_squares(sin(y)); }
+
+// The gradient of loss(reduce(x)) as a function of x: its JVP is the HVP.
+FdFn gradient_of(const Reduction& op, Dims axes, bool keepdims) {
+  return [op, axes, keepdims](std::span<const Tensor> in) {
+    auto f = [&](std::span<const Tensor> x) { return loss_of(op(x[0], axes, keepdims)); };
+    return grad(f, in);
+  };
+}
+
+}  // namespace
+
+TEST(AutodiffReduceSecondOrder, HvpMatchesFiniteDifferencesOfTheGradient) {
+  for (const Case& c : reductions())
+    for (DType dt : {DType::f64, DType::c128}) {
+      if (dt == DType::c128 && !c.complex_ok) continue;
+      for (const Dims& axes : {Dims{}, Dims{1}, Dims{0, 2}})
+        for (bool keepdims : {false, true}) {
+          SCOPED_TRACE(c.name + " " + std::string(dtype_name(dt)) + " axes " +
+                       dims_to_string(axes) + (keepdims ? " keepdims" : ""));
+          Tensor x = randn({2, 3, 2}, 41, dt);
+          EXPECT_TRUE(check_jvp(gradient_of(c.op, axes, keepdims), {x}));
+          // The hvp() entry point agrees with the explicit jvp of grad.
+          Tensor v = randn({2, 3, 2}, 42, dt);
+          auto f = [&](std::span<const Tensor> in) {
+            return loss_of(c.op(in[0], axes, keepdims));
+          };
+          JvpResult r = jvp(MultiFn(gradient_of(c.op, axes, keepdims)), {x}, {v});
+          EXPECT_TRUE(allclose(hvp(f, {x}, {v})[0], r.tangents[0], 1e-12, 1e-12));
+        }
+    }
+}
+
+TEST(AutodiffReduceSecondOrder, ProdHvpIsExactWithZerosInTheRun) {
+  // One zero and then two zeros in a run: the product of the others is computed without
+  // division, and so is its derivative.
+  for (DType dt : {DType::f64, DType::c128}) {
+    Tensor one_zero = from_vector<double>({0.0, 1.5, -0.7, 2.0, 0.3, -1.1}, {2, 3});
+    Tensor two_zeros = from_vector<double>({0.0, 0.0, -0.7, 2.0, 0.0, -1.1}, {2, 3});
+    for (const Tensor& x : {cast(one_zero, dt), cast(two_zeros, dt)}) {
+      EXPECT_TRUE(check_jvp(gradient_of(reductions()[0].op, {1}, false), {x}));
+      EXPECT_TRUE(check_jvp(gradient_of(reductions()[0].op, {}, false), {x}));
+    }
+  }
+}
+
+TEST(AutodiffReduceSecondOrder, NormSecondDerivativeIsFiniteAtTheOrigin) {
+  // A run that is entirely zero: the gradient there is 0 (masked divide) and the HVP must be
+  // finite (the masked branch must not leak nan through the divide's rule).
+  Tensor x = from_vector<double>({0.0, 0.0, 0.0, 1.0, -2.0, 0.5}, {2, 3});
+  Tensor v = ones({2, 3});
+  // (ScalarFn/MultiFn do not own the callable: keep the lambdas in named variables.)
+  auto f = [](std::span<const Tensor> in) { return sum(norm(in[0], {1}, false)); };
+  std::vector<double> g = grad(f, {x})[0].to_vector<double>();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(g[static_cast<std::size_t>(i)], 0.0) << i;
+  for (double h : hvp(f, {x}, {v})[0].to_vector<double>()) EXPECT_TRUE(std::isfinite(h));
+  // Away from the origin the HVP matches finite differences.
+  Tensor y = randn({2, 3}, 43);
+  EXPECT_TRUE(check_jvp([&](std::span<const Tensor> in) { return grad(f, in); }, {y}));
+}
+
+TEST(AutodiffReduceSecondOrder, ThirdDerivativeIsATypedErrorNotAWrongNumber) {
+  // Forward mode has one tangent level (Note [One tangent level]): a jvp of an hvp would replace
+  // the outer tangent and return a wrong third derivative, so it is refused.
+  Tensor x = randn({3}, 44), v = randn({3}, 45), w = randn({3}, 46);
+  auto f = [](std::span<const Tensor> in) { return prod(in[0], {}, false); };
+  auto h = [&](std::span<const Tensor> in) {
+    const Tensor dir[1] = {v};
+    return hvp(f, in, dir);
+  };
+  try {
+    jvp(MultiFn(h), {x}, {w});
+    ADD_FAILURE() << "expected Unsupported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nested forward mode"), std::string::npos) << e.what();
+  }
+  // The inputs are unchanged by the failed call and a plain hvp still works.
+  EXPECT_FALSE(x.requires_grad());
+  EXPECT_EQ(h(std::span<const Tensor>(&x, 1)).size(), 1u);
+}
