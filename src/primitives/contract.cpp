@@ -106,11 +106,17 @@ Dims iota(std::int64_t begin, std::int64_t count) {
   return out;
 }
 
+// Stable argsort by insertion: the lists are a few dimensions long, and std::stable_sort takes a
+// heap buffer (one allocation per VJP of every contraction).
 Dims argsort(const Dims& v) {
   Dims idx = iota(0, static_cast<std::int64_t>(v.size()));
-  std::stable_sort(idx.begin(), idx.end(), [&](std::int64_t x, std::int64_t y) {
-    return v[static_cast<std::size_t>(x)] < v[static_cast<std::size_t>(y)];
-  });
+  for (std::size_t i = 1; i < idx.size(); ++i) {
+    const std::int64_t x = idx[i];
+    std::size_t j = i;
+    for (; j > 0 && v[static_cast<std::size_t>(x)] < v[static_cast<std::size_t>(idx[j - 1])]; --j)
+      idx[j] = idx[j - 1];
+    idx[j] = x;
+  }
   return idx;
 }
 

@@ -66,10 +66,16 @@ Dims order_by_stride(const Tensor& t, const Dims& dims) {
   Dims order;
   for (std::size_t i = 0; i < dims.size(); ++i) order.push_back(static_cast<std::int64_t>(i));
   if (order.size() <= 1) return order;
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
-    return t.strides()[static_cast<std::size_t>(dims[static_cast<std::size_t>(x)])] >
-           t.strides()[static_cast<std::size_t>(dims[static_cast<std::size_t>(y)])];
-  });
+  // Stable insertion sort by decreasing stride (std::stable_sort takes a heap buffer).
+  auto stride = [&](std::int64_t i) {
+    return t.strides()[static_cast<std::size_t>(dims[static_cast<std::size_t>(i)])];
+  };
+  for (std::size_t i = 1; i < order.size(); ++i) {
+    const std::int64_t x = order[i];
+    std::size_t j = i;
+    for (; j > 0 && stride(x) > stride(order[j - 1]); --j) order[j] = order[j - 1];
+    order[j] = x;
+  }
   return order;
 }
 
