@@ -59,15 +59,15 @@ std::string op_missing(Op op) {
       return TF_BENCH_HAVE_ELEMENTWISE ? "" : "add not in this build";
     case Op::sum:
       return TF_BENCH_HAVE_REDUCE ? "" : "sum not in this build";
-    case Op::einsum_tn:
+    case Op::einsum:
       return TF_BENCH_HAVE_EINSUM ? "" : "einsum not in this build";
   }
   return "unknown op";
 }
 
 // The forward result of a case (the only place our ops are named). `in` are the inputs.
-[[maybe_unused]] Tensor forward(Op op, const Tensor* in) {
-  switch (op) {
+[[maybe_unused]] Tensor forward(const CaseSpec& c, const Tensor* in) {
+  switch (c.op) {
 #if TF_BENCH_HAVE_MATMUL
     case Op::matmul:
       return tenferro::matmul(in[0], in[1]);
@@ -94,8 +94,8 @@ std::string op_missing(Op op) {
       return tenferro::sum(in[0]);
 #endif
 #if TF_BENCH_HAVE_EINSUM
-    case Op::einsum_tn:
-      return tenferro::einsum("ab,acd,bce->de", std::span<const Tensor>(in, 3));
+    case Op::einsum:
+      return tenferro::einsum(c.subscripts, std::span<const Tensor>(in, c.inputs.size()));
 #endif
     default:
       break;
@@ -205,20 +205,20 @@ Prepared prepared(F op) {
 
 // The op (or its gradient) as an eager call on the current backend.
 Prepared eager_workload(const Context& ctx) {
-  const Op op = ctx.c.op;
+  const CaseSpec* c = &ctx.c;
   const Tensor* in = ctx.inputs.data();
   if (ctx.c.grad) {
 #if TF_BENCH_HAVE_GRAD
     const std::span<const Tensor> args(ctx.inputs);
-    return prepared([op, args] {
-      return tenferro::grad([op](std::span<const Tensor> x) { return forward(op, x.data()); },
+    return prepared([c, args] {
+      return tenferro::grad([c](std::span<const Tensor> x) { return forward(*c, x.data()); },
                             args);
     });
 #else
     throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: grad not in this build");
 #endif
   }
-  return prepared([op, in] { return forward(op, in); });
+  return prepared([c, in] { return forward(*c, in); });
 }
 
 // The op traced once (grad-transformed for gradient cases) and prepared on a runtime over
@@ -228,8 +228,8 @@ Prepared traced_workload([[maybe_unused]] const Context& ctx,
 #if TF_BENCH_HAVE_TRACE
   std::vector<tenferro::ValueSpec> specs;
   for (const Tensor& t : ctx.inputs) specs.push_back(tenferro::ValueSpec{t.shape(), t.dtype()});
-  const Op op = ctx.c.op;
-  auto f = [op](std::span<const Tensor> x) { return forward(op, x.data()); };
+  const CaseSpec* c = &ctx.c;
+  auto f = [c](std::span<const Tensor> x) { return forward(*c, x.data()); };
   tenferro::Program p = tenferro::trace(f, std::span<const tenferro::ValueSpec>(specs));
   if (ctx.c.grad) p = tenferro::grad(p);
   struct Traced {

@@ -1,5 +1,6 @@
 // `tenferro-bench --self-test`: checks of the harness's own arithmetic and formats (CTest label
 // "bench"). Timing itself is not asserted anywhere.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -105,6 +106,11 @@ int self_test() {
     for (std::size_t i = 0; i < cs.size(); ++i) {
       expect(!cs[i].inputs.empty(), cs[i].name + " has inputs");
       for (std::size_t j = 0; j < i; ++j) expect(cs[i].name != cs[j].name, "unique case names");
+      if (cs[i].op == Op::einsum) {  // one subscript group per input, before the "->"
+        const std::string lhs = cs[i].subscripts.substr(0, cs[i].subscripts.find("->"));
+        const auto groups = static_cast<std::size_t>(std::count(lhs.begin(), lhs.end(), ',')) + 1;
+        expect(groups == cs[i].inputs.size(), cs[i].name + ": one subscript group per input");
+      }
     }
     const auto v = input_values(4, 1);
     for (double x : v) expect(x >= -1 && x < 1, "inputs in [-1, 1)");

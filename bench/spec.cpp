@@ -9,6 +9,10 @@ const std::vector<CaseSpec>& all_cases() {
                    std::string unit = "call") {
       v.push_back(CaseSpec{std::move(name), op, dt, std::move(in), grad, std::move(unit)});
     };
+    auto add_einsum = [&](std::string name, std::string subscripts, std::vector<Shape> in) {
+      v.push_back(CaseSpec{std::move(name), Op::einsum, Dt::f64, std::move(in), false, "call",
+                           std::move(subscripts)});
+    };
     // Tiny ops: dominated by entry cost (dispatch, admission, output allocation).
     add("bmm_2x2_b16", Op::matmul, Dt::f64, {{16, 2, 2}, {16, 2, 2}});
     for (std::int64_t n : {2, 8, 32}) {
@@ -27,7 +31,14 @@ const std::vector<CaseSpec>& all_cases() {
     add("sum_4m_f32", Op::sum, Dt::f32, {{2048, 2048}});
     add("bmm_16x16_b1024", Op::matmul, Dt::f64, {{1024, 16, 16}, {1024, 16, 16}});
     // A tensor-network step: E'[d,e] = sum_{a,b,c} E[a,b] A[a,c,d] B[b,c,e], bond 16, phys 2.
-    add("einsum_tn", Op::einsum_tn, Dt::f64, {{16, 16}, {16, 2, 16}, {16, 2, 16}});
+    add_einsum("einsum_tn", "ab,acd,bce->de", {{16, 16}, {16, 2, 16}, {16, 2, 16}});
+    // A chain of 10 matrices whose sizes make the contraction order matter: left to right
+    // (torch::einsum's default order) carries 48-wide intermediates, the best order 2-wide ones.
+    add_einsum("einsum_chain10", "ab,bc,cd,de,ef,fg,gh,hi,ij,jk->ak",
+               {{48, 48}, {48, 2}, {2, 48}, {48, 2}, {2, 48}, {48, 2}, {2, 48}, {48, 2}, {2, 48},
+                {48, 48}});
+    // An MPS-style contraction with every bond 64.
+    add_einsum("einsum_mps_64", "abc,bd,cde->ade", {{64, 64, 64}, {64, 64}, {64, 64, 64}});
     return v;
   }();
   return cases;

@@ -24,7 +24,7 @@ enum class Op : std::uint8_t {
   sum_sq,          // sum(a * a)             (a scalar)
   add,             // a + b
   sum,             // sum(a) over all elements
-  einsum_tn,       // einsum("ab,acd,bce->de", a, b, c): one MPS transfer-matrix step
+  einsum,          // einsum(CaseSpec::subscripts, inputs...) (any number of operands)
 };
 
 enum class Dt : std::uint8_t { f32, f64 };
@@ -41,6 +41,8 @@ struct CaseSpec {
   bool grad = false;
   /// What "one op" is, for the reader of the table.
   std::string unit = "call";
+  /// The einsum subscripts (Op::einsum only); both sides pass the same string.
+  std::string subscripts = {};
 };
 
 /// Every case, in the order they are run and printed.

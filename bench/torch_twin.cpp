@@ -27,8 +27,8 @@ torch::Tensor mat(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 // Forward result of a case, given its inputs (no tensor handle is copied per call).
-torch::Tensor forward(Op op, const torch::Tensor* in) {
-  switch (op) {
+torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in) {
+  switch (c.op) {
     case Op::matmul:
       return mat(in[0], in[1]);
     case Op::chain10_matmul: {
@@ -44,8 +44,8 @@ torch::Tensor forward(Op op, const torch::Tensor* in) {
       return in[0] + in[1];
     case Op::sum:
       return in[0].sum();
-    case Op::einsum_tn:
-      return torch::einsum("ab,acd,bce->de", {in[0], in[1], in[2]});
+    case Op::einsum:
+      return torch::einsum(c.subscripts, at::TensorList(in, c.inputs.size()));
   }
   throw std::logic_error("unknown op");
 }
@@ -73,12 +73,12 @@ std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not) {
       in.push_back(make_input(c.inputs[i], c.dtype, i + 1, c.grad));
     }
     if (c.grad) {
-      return make_workload([in, op = c.op]() -> std::vector<torch::Tensor> {
-        torch::Tensor loss = forward(op, in.data());
+      return make_workload([in, cs = &c]() -> std::vector<torch::Tensor> {
+        torch::Tensor loss = forward(*cs, in.data());
         return torch::autograd::grad({loss}, in);
       });
     }
-    return make_workload([in, op = c.op] { return forward(op, in.data()); });
+    return make_workload([in, cs = &c] { return forward(*cs, in.data()); });
   } catch (const std::exception& e) {
     if (why_not) *why_not = e.what();
     return nullptr;
@@ -92,9 +92,9 @@ std::vector<double> reference(const CaseSpec& c) {
   }
   std::vector<torch::Tensor> outs;
   if (c.grad) {
-    outs = torch::autograd::grad({forward(c.op, in.data())}, in);
+    outs = torch::autograd::grad({forward(c, in.data())}, in);
   } else {
-    outs.push_back(forward(c.op, in.data()));
+    outs.push_back(forward(c, in.data()));
   }
   std::vector<double> flat;
   for (const auto& t : outs) {
