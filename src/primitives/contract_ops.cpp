@@ -136,6 +136,13 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
       return detail::dot_general_ex(a, b, {DotDims{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}}});
     }
   }
+  // Batched with equal batch dimensions (the common case, e.g. [B, m, k] @ [B, k, n]): no
+  // broadcast view and no shape list to build.
+  if (ra == rb && std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin())) {
+    if (ra == 3) return detail::bind1(detail::batched_matmul_prim(), {a, b});
+    Dims bd = detail::range(0, ra - 2);
+    return detail::dot_general_ex(a, b, {DotDims{bd, bd, {ra - 1}, {ra - 2}}});
+  }
   // Batched: broadcast the batch dimensions (NumPy rules), then one batched dot_general.
   const std::int64_t nba = ra - 2, nbb = rb - 2, nb = std::max(nba, nbb);
   Dims batch(static_cast<std::size_t>(nb), 1);

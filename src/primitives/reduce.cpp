@@ -97,6 +97,8 @@ namespace {
 
 // The cotangent (or any result-shaped tensor) spread back over x's shape.
 Tensor broadcast_back(const Tensor& y, const ResolvedAxes& a, const Tensor& x) {
+  // A rank-0 result (a full reduction) or a keepdims one broadcasts as it is: one view, not two.
+  if (y.rank() == 0 || y.shape() == a.keep_shape) return broadcast_to(y, x.shape());
   return broadcast_to(reshape(y, a.keep_shape), x.shape());
 }
 
