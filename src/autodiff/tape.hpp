@@ -24,7 +24,7 @@
 // propagate tangents: jvp of a function that calls grad gives Hessian-vector products.
 //
 // Note [Cheap tape]: a node and its outputs' aux blocks come from per-thread free lists (Note
-// [Tape pool]); primitives up to kInlinePrimitive (320) bytes are copied into the node itself
+// [Tape pool]); primitives up to kInlinePrimitive (352) bytes are copied into the node itself
 // (Primitive::clone_into), larger ones are shared with one allocation (Primitive::share).
 // Backward keeps its work lists in SmallVectors and cotangent slots in the nodes.
 #pragma once
@@ -37,8 +37,9 @@
 
 namespace tenferro::detail {
 
-// Sized for the largest catalog primitive, dot_general (four Dims of dimension numbers).
-inline constexpr std::size_t kInlinePrimitive = 320;
+// Sized for the largest catalog primitive, dot_general (four Dims of dimension numbers and
+// their precomputed masks, Note [dot_general list masks]).
+inline constexpr std::size_t kInlinePrimitive = 352;
 
 struct TapeNode {
   TapeNode() = default;

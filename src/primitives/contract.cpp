@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/strided.hpp"
+#include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/structural.hpp"
 
 namespace tenferro {
@@ -169,6 +170,30 @@ std::string DotGeneralPrim::params() const {
   return s;
 }
 
+namespace {
+// The bit mask of one operand's listed dimensions and 1 + the largest entry, or false when an
+// entry is negative, >= 64 or repeated (Note [dot_general list masks]).
+bool mask_of(const Dims& batch, const Dims& contract, std::uint64_t& mask, std::uint8_t& need) {
+  mask = 0;
+  need = 0;
+  for (const Dims* list : {&batch, &contract})
+    for (std::int64_t d : *list) {
+      if (d < 0 || d >= 64 || (mask >> d & 1)) return false;
+      mask |= std::uint64_t{1} << d;
+      need = std::max(need, static_cast<std::uint8_t>(d + 1));
+    }
+  return true;
+}
+}  // namespace
+
+DotGeneralPrim::DotGeneralPrim(DotGeneralParams p) : p_(std::move(p)) {
+  const DotDims& d = p_.dims;
+  lists_simple_ = d.lhs_batch.size() == d.rhs_batch.size() &&
+                  d.lhs_contract.size() == d.rhs_contract.size() &&
+                  mask_of(d.lhs_batch, d.lhs_contract, lhs_listed_, lhs_min_rank_) &&
+                  mask_of(d.rhs_batch, d.rhs_contract, rhs_listed_, rhs_min_rank_);
+}
+
 void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
   if (in.size() != 2)
     throw Error(ErrorKind::InvalidArgument,
@@ -176,7 +201,10 @@ void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
   const Tensor& a = in[0];
   const Tensor& b = in[1];
   if (a.rank() <= 64 && b.rank() <= 64) {  // the common case: masks instead of lists
-    const std::uint64_t la = listed_mask(in, p_, 0), lb = listed_mask(in, p_, 1);
+    const bool precomputed = lists_simple_ && a.rank() >= lhs_min_rank_ &&
+                             b.rank() >= rhs_min_rank_;
+    const std::uint64_t la = precomputed ? lhs_listed_ : listed_mask(in, p_, 0);
+    const std::uint64_t lb = precomputed ? rhs_listed_ : listed_mask(in, p_, 1);
     check_pairs(in, p_, p_.dims.lhs_batch, p_.dims.rhs_batch, "batch");
     check_pairs(in, p_, p_.dims.lhs_contract, p_.dims.rhs_contract, "contracting");
     TensorSpec& spec = out.emplace_back();
@@ -217,7 +245,7 @@ void DotGeneralPrim::jvp(std::span<const Tensor> primals, std::span<const Tensor
   if (t[0].defined()) da = dot_general_ex(t[0], primals[1], q);
   if (t[1].defined()) db = dot_general_ex(primals[0], t[1], q);
   if (da.defined() && db.defined())
-    out_t[0] = contract_tangent_add(da, db);
+    out_t[0] = add(da, db);
   else
     out_t[0] = da.defined() ? da : db;
 }

@@ -25,7 +25,7 @@ struct DotGeneralParams {
 
 class DotGeneralPrim final : public PrimitiveWith<DotGeneralPrim> {
  public:
-  explicit DotGeneralPrim(DotGeneralParams p) : p_(std::move(p)) {}
+  explicit DotGeneralPrim(DotGeneralParams p);
   std::string_view name() const override { return "dot_general"; }
   std::string params() const override;
   void infer(std::span<const Tensor> in, SpecList& out) const override;
@@ -39,6 +39,14 @@ class DotGeneralPrim final : public PrimitiveWith<DotGeneralPrim> {
 
  private:
   DotGeneralParams p_;
+  // Note [dot_general list masks]: the dimension lists are fixed at construction, so their
+  // validity (no negative or repeated entry, equal pair lengths, every entry < 64) and the bit
+  // masks of listed dimensions are computed once; infer() then only compares the ranks with
+  // the largest listed dimension and the paired sizes.
+  // (Kept small: the primitive is copied inline into tape nodes, kInlinePrimitive.)
+  std::uint64_t lhs_listed_ = 0, rhs_listed_ = 0;
+  std::uint8_t lhs_min_rank_ = 0, rhs_min_rank_ = 0;
+  bool lists_simple_ = false;
 };
 
 /// dot_general with the full parameter set (Note [dot_general parameters]).
@@ -48,9 +56,5 @@ Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p);
 /// Defined in contract_plan.cpp.
 void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
                         const DotGeneralParams& p, Tensor& out);
-
-/// Temporary: same-shape, same-dtype sum used by the JVP rule until the elementwise family's
-/// add lands (then the rule calls tenferro::add and this goes away).
-Tensor contract_tangent_add(const Tensor& x, const Tensor& y);
 
 }  // namespace tenferro::detail

@@ -69,45 +69,7 @@ const DotGeneralPrim& plain_matmul_prim(bool a_is_vector) {
   return a_is_vector ? vec : mat;
 }
 
-// The temporary tangent sum (see contract.hpp).
-class TangentAddPrim final : public PrimitiveWith<TangentAddPrim> {
- public:
-  std::string_view name() const override { return "contract_tangent_add"; }
-  void infer(std::span<const Tensor> in, SpecList& out) const override {
-    if (!(in[0].shape() == in[1].shape()) || in[0].dtype() != in[1].dtype())
-      throw Error(ErrorKind::ShapeMismatch,
-                  "contract_tangent_add: expected equal shapes and dtypes, got " + describe(in));
-    out.push_back({in[0].dtype(), in[0].shape()});
-  }
-  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    copy_to_contiguous(in[0], out[0].data_ptr(), out[0].dtype());
-    visit_dtype(out[0].dtype(), [&](auto z) {
-      using T = decltype(z);
-      T* dst = static_cast<T*>(out[0].data_ptr());
-      const T* src = static_cast<const T*>(in[1].data_ptr());
-      for_each_offset(in[1].shape(), in[1].strides(), 0,
-                      [&](std::int64_t off) { *dst++ += src[off]; });
-    });
-  }
-  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
-           std::span<Tensor> out_t) const override {
-    if (t[0].defined() && t[1].defined())
-      out_t[0] = contract_tangent_add(t[0], t[1]);
-    else
-      out_t[0] = t[0].defined() ? t[0] : t[1];
-  }
-  void vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> ct,
-           std::span<const bool>, std::span<Tensor> in_ct) const override {
-    in_ct[0] = ct[0];
-    in_ct[1] = ct[0];
-  }
-};
-
 }  // namespace
-
-Tensor contract_tangent_add(const Tensor& x, const Tensor& y) {
-  return bind1(TangentAddPrim(), {x, y});
-}
 
 }  // namespace detail
 
