@@ -13,10 +13,12 @@ using detail::TensorAux;
 
 namespace {
 
+// Inline storage for the usual few inputs: a grad call allocates no list.
 struct Leaves {
-  std::vector<Tensor> tensors;
-  std::vector<std::shared_ptr<TensorAux>> owners;
+  SmallVector<Tensor, 4> tensors;
+  SmallVector<std::shared_ptr<TensorAux>, 4> owners;
   SmallVector<TensorAux*, 4> auxes;
+  std::span<const Tensor> span() const { return {tensors.data(), tensors.size()}; }
 };
 
 void check_defined(std::span<const Tensor> ts, const char* api, const char* what) {
@@ -69,7 +71,7 @@ ValueAndGrad value_and_grad(ScalarFn f, std::span<const Tensor> inputs) {
   Tensor out;
   {
     GradModeGuard on(true);
-    out = f(l.tensors);
+    out = f(l.span());
   }
   if (!out.defined())
     throw Error(ErrorKind::InvalidArgument, "grad: the function returned an undefined tensor");
@@ -130,7 +132,7 @@ VjpResult vjp(MultiFn f, std::span<const Tensor> primals) {
   s->leaves = make_leaves(primals, "vjp");
   {
     GradModeGuard on(true);
-    s->outputs = f(s->leaves.tensors);
+    s->outputs = f(s->leaves.span());
   }
   check_defined(s->outputs, "vjp", "output");
   for (const Tensor& p : primals) s->primal_like.push_back(detach(p));

@@ -128,31 +128,58 @@ bool is_identity(const Dims& perm) {
 }
 
 // Cotangent of the lhs x of dot_general(x, y) (JAX's _dot_general_transpose_lhs). `g` has the
-// output layout [batch, x free, y free], or [batch, y free, x free] when swap_ans (used for the
-// rhs, where the roles of x and y are exchanged). Conjugation per Note [dot_general parameters]:
-// for conj_x = false, x_bar = g . conj(op_y(y)); for conj_x = true, x_bar = conj(g) . op_y(y).
-Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Dims& x_batch,
-                     const Dims& y_batch, const Dims& x_contract, const Dims& y_contract,
-                     bool conj_x, bool conj_y, bool swap_ans) {
-  const Dims x_kept = free_dims(x.rank(), x_batch, x_contract);
-  const Dims y_kept = free_dims(y.rank(), y_batch, y_contract);
-  const auto nb = static_cast<std::int64_t>(x_batch.size());
+// output layout [batch, x free, y free]. Conjugation per Note [dot_general parameters]: for
+// conj_x = false, x_bar = g . conj(op_y(y)); for conj_x = true, x_bar = conj(g) . op_y(y).
+Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p) {
+  const DotDims& d = p.dims;
+  const Dims x_kept = free_dims(x.rank(), d.lhs_batch, d.lhs_contract);
+  const Dims y_kept = free_dims(y.rank(), d.rhs_batch, d.rhs_contract);
+  const auto nb = static_cast<std::int64_t>(d.lhs_batch.size());
   const auto nx = static_cast<std::int64_t>(x_kept.size()),
              ny = static_cast<std::int64_t>(y_kept.size());
   DotGeneralParams q;
   q.dims.lhs_batch = iota(0, nb);
-  q.dims.rhs_batch = y_batch;
-  q.dims.lhs_contract = swap_ans ? iota(nb, ny) : iota(nb + nx, ny);
+  q.dims.rhs_batch = d.rhs_batch;
+  q.dims.lhs_contract = iota(nb + nx, ny);
   q.dims.rhs_contract = y_kept;
-  q.conj_lhs = conj_x;
-  q.conj_rhs = conj_x == conj_y;
+  q.conj_lhs = p.conj_lhs;
+  q.conj_rhs = p.conj_lhs == p.conj_rhs;
   q.out_dtype = x.dtype();
   // Result layout: x_batch, x_kept, then x_contract ordered by their partners in y.
-  Dims order = x_batch;
+  Dims order = d.lhs_batch;
   order.append(x_kept.begin(), x_kept.end());
-  for (std::int64_t i : argsort(y_contract))
-    order.push_back(x_contract[static_cast<std::size_t>(i)]);
+  for (std::int64_t i : argsort(d.rhs_contract))
+    order.push_back(d.lhs_contract[static_cast<std::size_t>(i)]);
   Tensor r = dot_general_ex(g, y, std::move(q));
+  Dims back = argsort(order);
+  return is_identity(back) ? r : permute(r, std::move(back));
+}
+
+// Cotangent of the rhs y, computed as dot_general(x, g) (x's free dimensions contracted with
+// g's) rather than JAX's swapped transpose_lhs: the result then comes out as [batch, y's
+// contracted dims, y free] -- y's own layout for the usual [batch, k, n] operand, so no permute
+// view and a contiguous gradient. Conjugation as in transpose_lhs with the roles exchanged:
+// y_bar = op(x)^T . g with x conjugated unless exactly one operand was, g conjugated iff y was.
+Tensor transpose_rhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p) {
+  const DotDims& d = p.dims;
+  const Dims x_kept = free_dims(x.rank(), d.lhs_batch, d.lhs_contract);
+  const Dims y_kept = free_dims(y.rank(), d.rhs_batch, d.rhs_contract);
+  const auto nb = static_cast<std::int64_t>(d.lhs_batch.size());
+  const auto nx = static_cast<std::int64_t>(x_kept.size());
+  DotGeneralParams q;
+  q.dims.lhs_batch = d.lhs_batch;
+  q.dims.rhs_batch = iota(0, nb);
+  q.dims.lhs_contract = x_kept;
+  q.dims.rhs_contract = iota(nb, nx);
+  q.conj_lhs = p.conj_lhs == p.conj_rhs;
+  q.conj_rhs = p.conj_rhs;
+  q.out_dtype = y.dtype();
+  // Result layout: y_batch, the partners of x's contracted dims in x's order, y_kept.
+  Dims order = d.rhs_batch;
+  for (std::int64_t i : argsort(d.lhs_contract))
+    order.push_back(d.rhs_contract[static_cast<std::size_t>(i)]);
+  order.append(y_kept.begin(), y_kept.end());
+  Tensor r = dot_general_ex(x, g, std::move(q));
   Dims back = argsort(order);
   return is_identity(back) ? r : permute(r, std::move(back));
 }
@@ -254,13 +281,8 @@ void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor
                          std::span<const Tensor> ct, std::span<const bool> needs,
                          std::span<Tensor> in_ct) const {
   if (!ct[0].defined()) return;
-  const DotDims& d = p_.dims;
-  if (needs[0])
-    in_ct[0] = transpose_lhs(ct[0], primals[0], primals[1], d.lhs_batch, d.rhs_batch,
-                             d.lhs_contract, d.rhs_contract, p_.conj_lhs, p_.conj_rhs, false);
-  if (needs[1])
-    in_ct[1] = transpose_lhs(ct[0], primals[1], primals[0], d.rhs_batch, d.lhs_batch,
-                             d.rhs_contract, d.lhs_contract, p_.conj_rhs, p_.conj_lhs, true);
+  if (needs[0]) in_ct[0] = transpose_lhs(ct[0], primals[0], primals[1], p_);
+  if (needs[1]) in_ct[1] = transpose_rhs(ct[0], primals[0], primals[1], p_);
 }
 
 Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p) {
