@@ -211,8 +211,7 @@ Prepared eager_workload(const Context& ctx) {
 #if TF_BENCH_HAVE_GRAD
     const std::span<const Tensor> args(ctx.inputs);
     return prepared([c, args] {
-      return tenferro::grad([c](std::span<const Tensor> x) { return forward(*c, x.data()); },
-                            args);
+      return tenferro::grad([c](std::span<const Tensor> x) { return forward(*c, x.data()); }, args);
     });
 #else
     throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: grad not in this build");

@@ -35,7 +35,15 @@ const std::vector<CaseSpec>& all_cases() {
     // A chain of 10 matrices whose sizes make the contraction order matter: left to right
     // (torch::einsum's default order) carries 48-wide intermediates, the best order 2-wide ones.
     add_einsum("einsum_chain10", "ab,bc,cd,de,ef,fg,gh,hi,ij,jk->ak",
-               {{48, 48}, {48, 2}, {2, 48}, {48, 2}, {2, 48}, {48, 2}, {2, 48}, {48, 2}, {2, 48},
+               {{48, 48},
+                {48, 2},
+                {2, 48},
+                {48, 2},
+                {2, 48},
+                {48, 2},
+                {2, 48},
+                {48, 2},
+                {2, 48},
                 {48, 48}});
     // An MPS-style contraction with every bond 64.
     add_einsum("einsum_mps_64", "abc,bd,cde->ade", {{64, 64, 64}, {64, 64}, {64, 64, 64}});

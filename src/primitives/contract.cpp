@@ -228,8 +228,8 @@ void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
   const Tensor& a = in[0];
   const Tensor& b = in[1];
   if (a.rank() <= 64 && b.rank() <= 64) {  // the common case: masks instead of lists
-    const bool precomputed = lists_simple_ && a.rank() >= lhs_min_rank_ &&
-                             b.rank() >= rhs_min_rank_;
+    const bool precomputed =
+        lists_simple_ && a.rank() >= lhs_min_rank_ && b.rank() >= rhs_min_rank_;
     const std::uint64_t la = precomputed ? lhs_listed_ : listed_mask(in, p_, 0);
     const std::uint64_t lb = precomputed ? rhs_listed_ : listed_mask(in, p_, 1);
     check_pairs(in, p_, p_.dims.lhs_batch, p_.dims.rhs_batch, "batch");

@@ -58,9 +58,7 @@ TEST(AutodiffReduceSecondOrder, HvpMatchesFiniteDifferencesOfTheGradient) {
           EXPECT_TRUE(check_jvp(gradient_of(c.op, axes, keepdims), {x}));
           // The hvp() entry point agrees with the explicit jvp of grad.
           Tensor v = randn({2, 3, 2}, 42, dt);
-          auto f = [&](std::span<const Tensor> in) {
-            return loss_of(c.op(in[0], axes, keepdims));
-          };
+          auto f = [&](std::span<const Tensor> in) { return loss_of(c.op(in[0], axes, keepdims)); };
           JvpResult r = jvp(MultiFn(gradient_of(c.op, axes, keepdims)), {x}, {v});
           EXPECT_TRUE(allclose(hvp(f, {x}, {v})[0], r.tangents[0], 1e-12, 1e-12));
         }

@@ -10,8 +10,8 @@
 #include <tuple>
 #include <vector>
 
-#include "cpu/admission.hpp"
 #include "common/counting_new.hpp"
+#include "cpu/admission.hpp"
 #include "runtime/test_support.hpp"
 #include "tenferro/error.hpp"
 

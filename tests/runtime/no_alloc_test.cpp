@@ -1,8 +1,8 @@
 // Admission outside a scope adds no heap allocation (counting global operator new).
 #include <gtest/gtest.h>
 
-#include "cpu/admission.hpp"
 #include "common/counting_new.hpp"
+#include "cpu/admission.hpp"
 
 using namespace tenferro;
 using detail::ExecContext;
