@@ -301,7 +301,9 @@ void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
                             : "CPU runtime (scopes, sessions, executor_entries) not in this build";
 
   // One backend per case and thread count: every variant of the case runs on it.
-  tenferro::CpuBackend backend(tenferro::CpuBackendOptions{.threads = threads});
+  tenferro::CpuBackendOptions options;
+  options.threads = threads;
+  tenferro::CpuBackend backend(options);
   [[maybe_unused]] auto entries = [&]() -> std::int64_t {
 #if TF_BENCH_HAVE_RUNTIME
     return static_cast<std::int64_t>(backend.executor_entries());

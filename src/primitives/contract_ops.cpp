@@ -95,7 +95,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     if (rb <= 2 || ra == 1) {
       if (ra <= 2 && rb <= 2)  // lists {ra - 1}, {0}: Note [Shared product primitives]
         return detail::bind1(detail::plain_matmul_prim(ra == 1), {a, b});
-      return detail::dot_general_ex(a, b, {DotDims{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}}});
+      return detail::dot_general_ex(
+          a, b, detail::plain_params(DotDims{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}}));
     }
   }
   // Batched with equal batch dimensions (the common case, e.g. [B, m, k] @ [B, k, n]): no
@@ -103,7 +104,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (ra == rb && std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin())) {
     if (ra == 3) return detail::bind1(detail::batched_matmul_prim(), {a, b});
     Dims bd = detail::range(0, ra - 2);
-    return detail::dot_general_ex(a, b, {DotDims{bd, bd, {ra - 1}, {ra - 2}}});
+    return detail::dot_general_ex(a, b, detail::plain_params(DotDims{bd, bd, {ra - 1}, {ra - 2}}));
   }
   // Batched: broadcast the batch dimensions (NumPy rules), then one batched dot_general.
   const std::int64_t nba = ra - 2, nbb = rb - 2, nb = std::max(nba, nbb);
@@ -127,7 +128,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const Tensor fa = full(a), fb = full(b);
   if (nb == 1) return detail::bind1(detail::batched_matmul_prim(), {fa, fb});
   Dims bd = detail::range(0, nb);
-  return detail::dot_general_ex(fa, fb, {DotDims{bd, bd, {nb + 1}, {nb}}});
+  return detail::dot_general_ex(fa, fb, detail::plain_params(DotDims{bd, bd, {nb + 1}, {nb}}));
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
