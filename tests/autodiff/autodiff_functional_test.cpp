@@ -4,11 +4,13 @@
 #include <cmath>
 
 #include "common/autodiff_test_ops.hpp"
+#include "common/expect_error.hpp"
 #include "core/tensor_aux.hpp"
 #include "tenferro/autodiff.hpp"
 #include "tenferro/ops.hpp"
 
 using namespace tenferro;
+using tenferro::testing::expect_error;
 using namespace tenferro::adtest;
 
 namespace {
@@ -20,16 +22,6 @@ void expect_near(const Tensor& t, const std::vector<T>& want, double tol = 1e-10
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i)
     EXPECT_LE(std::abs(got[i] - want[i]), tol) << "element " << i;
-}
-
-template <class F>
-void expect_error(F&& f, ErrorKind kind) {
-  try {
-    f();
-    ADD_FAILURE() << "expected Error " << to_string(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-  }
 }
 
 // x^T A x via bmm on [1, n, n] x [1, n, 1]

@@ -3,6 +3,7 @@
 
 #include "autodiff/tape.hpp"
 #include "common/autodiff_test_ops.hpp"
+#include "common/expect_error.hpp"
 #include "core/tensor_aux.hpp"
 #include "primitives/contract.hpp"
 #include "primitives/reduce.hpp"
@@ -10,6 +11,7 @@
 #include "tenferro/ops.hpp"
 
 using namespace tenferro;
+using tenferro::testing::expect_error;
 using namespace tenferro::adtest;
 
 namespace {
@@ -23,16 +25,6 @@ void expect_values(const Tensor& t, std::vector<double> want, double tol = 1e-12
   std::vector<double> got = t.to_vector<double>();
   ASSERT_EQ(got.size(), want.size());
   for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "element " << i;
-}
-
-template <class F>
-void expect_error(F&& f, ErrorKind kind) {
-  try {
-    f();
-    ADD_FAILURE() << "expected Error " << to_string(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-  }
 }
 
 }  // namespace

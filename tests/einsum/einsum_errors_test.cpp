@@ -1,25 +1,14 @@
 // Bad input: each error is a typed tenferro::Error whose message names the position.
 #include <gtest/gtest.h>
 
+#include "common/expect_error.hpp"
 #include "tenferro/einsum.hpp"
 #include "tenferro/ops.hpp"
 
 namespace {
 
 using namespace tenferro;
-
-// Runs f, expects an Error of `kind` whose message contains every one of `parts`.
-template <class F>
-void expect_error(F&& f, ErrorKind kind, std::initializer_list<const char*> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "expected " << to_string(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char* p : parts)
-      EXPECT_NE(e.message().find(p), std::string::npos) << e.what() << "\n  missing: " << p;
-  }
-}
+using tenferro::testing::expect_error;
 
 std::vector<Dims> mat2() { return {{2, 3}, {3, 4}}; }
 

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "common/contract_reference.hpp"
+#include "common/expect_error.hpp"
 #include "tenferro/tenferro.hpp"
 
 namespace tenferro {
 namespace {
 
+using testing::expect_error;
 using testing::expect_matches;
 using testing::reference_dot_general;
 
@@ -174,19 +176,6 @@ TEST(ContractDotGeneral, ResultIsFreshAndContiguous) {
 }
 
 // ---- errors ----
-
-template <class F>
-void expect_error(F&& f, ErrorKind kind, std::initializer_list<const char*> needles) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char* n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "missing '" << n << "' in: " << e.what();
-  }
-}
 
 TEST(ContractDotGeneral, InvalidDimensionNumbers) {
   Tensor a = randn({3, 4}, 1), b = randn({4, 5}, 2, DType::f32);

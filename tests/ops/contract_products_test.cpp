@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 
 #include "common/contract_reference.hpp"
+#include "common/expect_error.hpp"
 #include "tenferro/tenferro.hpp"
 
 namespace tenferro {
 namespace {
 
 using testing::cld;
+using testing::expect_error;
 using testing::expect_matches;
 using testing::reference_dot_general;
 using testing::values_ld;
@@ -142,19 +144,6 @@ TEST(ContractOuterInnerVdot, MatchDefinitions) {
   Tensor i1 = from_vector<c128>({c128(0, 1)}, {1});
   EXPECT_EQ(vdot(i1, i1).item<c128>(), c128(1, 0));
   EXPECT_EQ(inner(i1, i1).item<c128>(), c128(-1, 0));
-}
-
-template <class F>
-void expect_error(F&& f, ErrorKind kind, std::initializer_list<const char*> needles) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char* n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "missing '" << n << "' in: " << e.what();
-  }
 }
 
 TEST(ContractProducts, Errors) {

@@ -2,24 +2,11 @@
 #include <gtest/gtest.h>
 
 #include "common/elementwise_table.hpp"
+#include "common/expect_error.hpp"
 #include "tenferro/eager.hpp"
 
 namespace tenferro::testing {
 namespace {
-
-// Expects f() to throw tenferro::Error of `kind` whose message contains every needle.
-template <class F>
-void expect_error(F&& f, ErrorKind kind, std::initializer_list<const char*> needles) {
-  try {
-    f();
-    ADD_FAILURE() << "expected " << to_string(kind) << ", nothing was thrown";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char* n : needles)
-      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
-          << "'" << n << "' not in: " << e.what();
-  }
-}
 
 TEST(ElementwiseWhere, SelectsWithBroadcastAndPromotion) {
   for (DType d : all_dtypes)

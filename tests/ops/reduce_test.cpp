@@ -6,11 +6,13 @@
 #include <cstring>
 #include <string>
 
+#include "common/expect_error.hpp"
 #include "common/reduce_table.hpp"
 #include "primitives/rules.hpp"
 #include "tenferro/ops.hpp"
 
 using namespace tenferro;
+using tenferro::testing::expect_error;
 using namespace tenferro::testing;
 
 namespace {
@@ -61,19 +63,6 @@ void expect_matches(const ReduceRow& row, const Tensor& x, const Dims& axes, boo
     EXPECT_LE(std::abs(g - r), tol * scales[i])
         << what << " at " << i << ": got " << g.real() << "+" << g.imag() << "i, want " << r.real()
         << "+" << r.imag() << "i";
-  }
-}
-
-template <class F>
-void expect_error(ErrorKind kind, F&& f, std::initializer_list<const char*> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an Error of kind " << to_string(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char* s : fragments)
-      EXPECT_NE(std::string(e.what()).find(s), std::string::npos)
-          << "missing '" << s << "' in: " << e.what();
   }
 }
 

@@ -5,26 +5,15 @@
 #include <cstring>
 #include <string>
 
+#include "common/expect_error.hpp"
 #include "common/reduce_table.hpp"
 #include "tenferro/ops.hpp"
 
 using namespace tenferro;
+using tenferro::testing::expect_error;
 using namespace tenferro::testing;
 
 namespace {
-
-template <class F>
-void expect_error(ErrorKind kind, F&& f, std::initializer_list<const char*> fragments) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an Error of kind " << to_string(kind);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    for (const char* s : fragments)
-      EXPECT_NE(std::string(e.what()).find(s), std::string::npos)
-          << "missing '" << s << "' in: " << e.what();
-  }
-}
 
 std::vector<Tensor> inputs_for(const StructuralRow& row, DType dt, Layout l, std::uint64_t seed) {
   std::vector<Tensor> xs;
