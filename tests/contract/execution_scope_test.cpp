@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/budget_kind.hpp"
 #include "common/counting_new.hpp"
 #include "cpu/admission.hpp"
 #include "runtime/test_support.hpp"
@@ -61,25 +62,9 @@ int session_sum(const CpuBackend& b) {
 
 }  // namespace
 
-class Scope : public ::testing::TestWithParam<std::tuple<int, BackendKind>> {
- protected:
-  int threads() const { return std::get<0>(GetParam()); }
-  BackendKind kind() const { return std::get<1>(GetParam()); }
-  CpuBackend make() const {
-    CpuBackendOptions o;
-    o.threads = threads();
-    o.kind = kind();
-    return CpuBackend(o);
-  }
-};
-INSTANTIATE_TEST_SUITE_P(BudgetsAndKinds, Scope,
-                         ::testing::Combine(::testing::Values(1, 4),
-                                            ::testing::Values(BackendKind::native,
-                                                              BackendKind::blas)),
-                         [](const auto& info) {
-                           return std::to_string(std::get<0>(info.param)) + "T_" +
-                                  std::string(to_string(std::get<1>(info.param)));
-                         });
+class Scope : public tenferro::testing::BudgetKindTest {};
+INSTANTIATE_TEST_SUITE_P(BudgetsAndKinds, Scope, tenferro::testing::budgets_and_kinds(),
+                         tenferro::testing::budget_kind_name);
 
 TEST_P(Scope, OneExecutorEntryForTheWholeScopeAndOneMoreAfterIt) {
   CpuBackend owner = make();

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/budget_kind.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
@@ -132,24 +133,9 @@ void check_sum_sq(const CpuBackend& backend, const Runtime& rt, const PreparedPr
   expect_near_all(rt.run(grad_plan, {x})[0], g2, "sum_sq prepared grad");
 }
 
-class ScopeValues : public ::testing::TestWithParam<std::tuple<int, BackendKind>> {
- protected:
-  CpuBackend make() const {
-    CpuBackendOptions o;
-    o.threads = std::get<0>(GetParam());
-    o.kind = std::get<1>(GetParam());
-    return CpuBackend(o);
-  }
-};
-
-INSTANTIATE_TEST_SUITE_P(BudgetsAndKinds, ScopeValues,
-                         ::testing::Combine(::testing::Values(1, 4),
-                                            ::testing::Values(BackendKind::native,
-                                                              BackendKind::blas)),
-                         [](const auto& info) {
-                           return std::to_string(std::get<0>(info.param)) + "T_" +
-                                  std::string(to_string(std::get<1>(info.param)));
-                         });
+class ScopeValues : public tenferro::testing::BudgetKindTest {};
+INSTANTIATE_TEST_SUITE_P(BudgetsAndKinds, ScopeValues, tenferro::testing::budgets_and_kinds(),
+                         tenferro::testing::budget_kind_name);
 
 TEST_P(ScopeValues, BmmPrimalAndDerivativesBeforeInsideAndAfter) {
   const CpuBackend owner = make();
