@@ -51,25 +51,6 @@ SmallVector<bool, 8> check_lists(std::span<const Tensor> in, const DotGeneralPar
   return seen;
 }
 
-// check_lists() for operands of rank <= 64 as a bit mask (bit d: dimension d is listed), with no
-// list built. On any invalid entry it defers to check_lists(), which throws the precise error.
-std::uint64_t listed_mask(std::span<const Tensor> in, const DotGeneralParams& p,
-                          std::size_t which) {
-  const std::int64_t rank = in[which].rank();
-  std::uint64_t mask = 0;
-  for (const Dims* list : {which == 0 ? &p.dims.lhs_batch : &p.dims.rhs_batch,
-                           which == 0 ? &p.dims.lhs_contract : &p.dims.rhs_contract}) {
-    for (std::int64_t d : *list) {
-      if (d < 0 || d >= rank || (mask >> d & 1)) {
-        check_lists(in, p, which);  // throws
-        throw Error(ErrorKind::InvalidArgument, "dot_general: invalid dimension lists");
-      }
-      mask |= std::uint64_t{1} << d;
-    }
-  }
-  return mask;
-}
-
 void check_pairs(std::span<const Tensor> in, const DotGeneralParams& p, const Dims& l,
                  const Dims& r, const char* what) {
   if (l.size() != r.size())
@@ -127,13 +108,19 @@ bool is_identity(const Dims& perm) {
   return true;
 }
 
+// r, whose dimension i is the operand's dimension order[i], viewed in the operand's own order.
+Tensor in_operand_order(const Tensor& r, const Dims& order) {
+  Dims back = argsort(order);
+  return is_identity(back) ? r : permute(r, std::move(back));
+}
+
 // Cotangent of the lhs x of dot_general(x, y) (JAX's _dot_general_transpose_lhs). `g` has the
 // output layout [batch, x free, y free]. Conjugation per Note [dot_general parameters]: for
 // conj_x = false, x_bar = g . conj(op_y(y)); for conj_x = true, x_bar = conj(g) . op_y(y).
-Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p) {
+// `x_kept`, `y_kept`: the operands' free dimensions (free_dims), shared by both transposes.
+Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p,
+                     const Dims& x_kept, const Dims& y_kept) {
   const DotDims& d = p.dims;
-  const Dims x_kept = free_dims(x.rank(), d.lhs_batch, d.lhs_contract);
-  const Dims y_kept = free_dims(y.rank(), d.rhs_batch, d.rhs_contract);
   const auto nb = static_cast<std::int64_t>(d.lhs_batch.size());
   const auto nx = static_cast<std::int64_t>(x_kept.size()),
              ny = static_cast<std::int64_t>(y_kept.size());
@@ -150,9 +137,7 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Do
   order.append(x_kept.begin(), x_kept.end());
   for (std::int64_t i : argsort(d.rhs_contract))
     order.push_back(d.lhs_contract[static_cast<std::size_t>(i)]);
-  Tensor r = dot_general_ex(g, y, std::move(q));
-  Dims back = argsort(order);
-  return is_identity(back) ? r : permute(r, std::move(back));
+  return in_operand_order(dot_general_ex(g, y, std::move(q)), order);
 }
 
 // Cotangent of the rhs y, computed as dot_general(x, g) (x's free dimensions contracted with
@@ -160,10 +145,9 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Do
 // contracted dims, y free] -- y's own layout for the usual [batch, k, n] operand, so no permute
 // view and a contiguous gradient. Conjugation as in transpose_lhs with the roles exchanged:
 // y_bar = op(x)^T . g with x conjugated unless exactly one operand was, g conjugated iff y was.
-Tensor transpose_rhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p) {
+Tensor transpose_rhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p,
+                     const Dims& x_kept, const Dims& y_kept) {
   const DotDims& d = p.dims;
-  const Dims x_kept = free_dims(x.rank(), d.lhs_batch, d.lhs_contract);
-  const Dims y_kept = free_dims(y.rank(), d.rhs_batch, d.rhs_contract);
   const auto nb = static_cast<std::int64_t>(d.lhs_batch.size());
   const auto nx = static_cast<std::int64_t>(x_kept.size());
   DotGeneralParams q;
@@ -179,9 +163,7 @@ Tensor transpose_rhs(const Tensor& g, const Tensor& x, const Tensor& y, const Do
   for (std::int64_t i : argsort(d.lhs_contract))
     order.push_back(d.rhs_contract[static_cast<std::size_t>(i)]);
   order.append(y_kept.begin(), y_kept.end());
-  Tensor r = dot_general_ex(x, g, std::move(q));
-  Dims back = argsort(order);
-  return is_identity(back) ? r : permute(r, std::move(back));
+  return in_operand_order(dot_general_ex(x, g, std::move(q)), order);
 }
 
 }  // namespace
@@ -227,11 +209,11 @@ void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
                 "dot_general: expected 2 inputs, got " + std::to_string(in.size()));
   const Tensor& a = in[0];
   const Tensor& b = in[1];
-  if (a.rank() <= 64 && b.rank() <= 64) {  // the common case: masks instead of lists
-    const bool precomputed =
-        lists_simple_ && a.rank() >= lhs_min_rank_ && b.rank() >= rhs_min_rank_;
-    const std::uint64_t la = precomputed ? lhs_listed_ : listed_mask(in, p_, 0);
-    const std::uint64_t lb = precomputed ? rhs_listed_ : listed_mask(in, p_, 1);
+  // The common case: lists valid for these ranks, known from construction (Note [dot_general
+  // list masks]). Everything else, including every invalid list, takes the list path below,
+  // whose checks throw the precise errors.
+  if (lists_simple_ && a.rank() >= lhs_min_rank_ && b.rank() >= rhs_min_rank_ && a.rank() <= 64 &&
+      b.rank() <= 64) {
     check_pairs(in, p_, p_.dims.lhs_batch, p_.dims.rhs_batch, "batch");
     check_pairs(in, p_, p_.dims.lhs_contract, p_.dims.rhs_contract, "contracting");
     TensorSpec& spec = out.emplace_back();
@@ -239,9 +221,9 @@ void DotGeneralPrim::infer(std::span<const Tensor> in, SpecList& out) const {
     for (std::int64_t d : p_.dims.lhs_batch)
       spec.shape.push_back(a.shape()[static_cast<std::size_t>(d)]);
     for (std::size_t d = 0; d < a.shape().size(); ++d)
-      if (!(la >> d & 1)) spec.shape.push_back(a.shape()[d]);
+      if (!(lhs_listed_ >> d & 1)) spec.shape.push_back(a.shape()[d]);
     for (std::size_t d = 0; d < b.shape().size(); ++d)
-      if (!(lb >> d & 1)) spec.shape.push_back(b.shape()[d]);
+      if (!(rhs_listed_ >> d & 1)) spec.shape.push_back(b.shape()[d]);
     return;
   }
   const SmallVector<bool, 8> listed_a = check_lists(in, p_, 0);
@@ -281,8 +263,11 @@ void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor
                          std::span<const Tensor> ct, std::span<const bool> needs,
                          std::span<Tensor> in_ct) const {
   if (!ct[0].defined()) return;
-  if (needs[0]) in_ct[0] = transpose_lhs(ct[0], primals[0], primals[1], p_);
-  if (needs[1]) in_ct[1] = transpose_rhs(ct[0], primals[0], primals[1], p_);
+  const Tensor &x = primals[0], &y = primals[1];
+  const Dims x_kept = free_dims(x.rank(), p_.dims.lhs_batch, p_.dims.lhs_contract);
+  const Dims y_kept = free_dims(y.rank(), p_.dims.rhs_batch, p_.dims.rhs_contract);
+  if (needs[0]) in_ct[0] = transpose_lhs(ct[0], x, y, p_, x_kept, y_kept);
+  if (needs[1]) in_ct[1] = transpose_rhs(ct[0], x, y, p_, x_kept, y_kept);
 }
 
 Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p) {
