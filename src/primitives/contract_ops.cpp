@@ -69,6 +69,15 @@ const DotGeneralPrim& plain_matmul_prim(bool a_is_vector) {
   return a_is_vector ? vec : mat;
 }
 
+// x @ y for operands of equal rank r >= 3 and equal batch dimensions [..., m, k] @ [..., k, n]:
+// the shared primitive for one batch dimension, else one dot_general over the r - 2 batch dims.
+Tensor batched_matmul(const Tensor& x, const Tensor& y) {
+  const std::int64_t r = x.rank();
+  if (r == 3) return bind1(batched_matmul_prim(), {x, y});
+  Dims bd = range(0, r - 2);
+  return dot_general_ex(x, y, plain_params(DotDims{bd, bd, {r - 1}, {r - 2}}));
+}
+
 }  // namespace
 
 }  // namespace detail
@@ -101,11 +110,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   }
   // Batched with equal batch dimensions (the common case, e.g. [B, m, k] @ [B, k, n]): no
   // broadcast view and no shape list to build.
-  if (ra == rb && std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin())) {
-    if (ra == 3) return detail::bind1(detail::batched_matmul_prim(), {a, b});
-    Dims bd = detail::range(0, ra - 2);
-    return detail::dot_general_ex(a, b, detail::plain_params(DotDims{bd, bd, {ra - 1}, {ra - 2}}));
-  }
+  if (ra == rb && std::equal(a.shape().begin(), a.shape().end() - 2, b.shape().begin()))
+    return detail::batched_matmul(a, b);
   // Batched: broadcast the batch dimensions (NumPy rules), then one batched dot_general.
   const std::int64_t nba = ra - 2, nbb = rb - 2, nb = std::max(nba, nbb);
   Dims batch(static_cast<std::size_t>(nb), 1);
@@ -125,10 +131,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     shape.push_back(x.shape()[static_cast<std::size_t>(x.rank() - 1)]);
     return x.shape() == shape ? x : broadcast_to(x, std::move(shape));
   };
-  const Tensor fa = full(a), fb = full(b);
-  if (nb == 1) return detail::bind1(detail::batched_matmul_prim(), {fa, fb});
-  Dims bd = detail::range(0, nb);
-  return detail::dot_general_ex(fa, fb, detail::plain_params(DotDims{bd, bd, {nb + 1}, {nb}}));
+  return detail::batched_matmul(full(a), full(b));
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
