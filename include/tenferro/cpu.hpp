@@ -14,9 +14,8 @@
 // in docs/notes/runtime.md.
 #pragma once
 
-#include <oneapi/tbb/task_arena.h>
-
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -27,6 +26,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "tenferro/detail/callback.hpp"
 
 namespace tenferro {
 
@@ -94,6 +95,13 @@ struct CpuBackendOptions {
   bool pin_workers = false;
   /// Bytes of free output buffers the engine's buffer pool may retain.
   std::size_t buffer_pool_limit_bytes = std::size_t{256} << 20;
+  /// How long an admission of this backend (an operation, session or scope outside a scope, or
+  /// acquire_permit) may wait for its resource permit before it gives up with Error{RuntimeState}
+  /// naming the holder (its kind, backend, owner id and thread). Default: wait as long as it
+  /// takes. A wait that cannot end -- a helper thread joined inside the holder's scope runs an
+  /// op on an overlapping backend -- is not always detectable; this turns it into an error
+  /// (docs/execution-scope.md, "Helper threads"). Must not be negative.
+  std::optional<std::chrono::milliseconds> admission_timeout;
 };
 
 /// Exact counters of an engine's output buffer pool (Note [Buffer pool ownership]).
@@ -113,6 +121,7 @@ struct CpuBackendDiagnostics {
   std::uint64_t executor_entries =
       0;  // entries into this backend's executor (Note [Executor entry])
   std::uint64_t permits_acquired = 0;  // permits taken by admissions of this backend
+  std::uint64_t parallel_loops = 0;    // intra-op loops that fanned out across the arena
   int threads = 1;                     // thread budget
   BackendKind kind = BackendKind::native;
   CpuSet cpus;                 // the CPU set its permits claim (or the declared set)
@@ -133,79 +142,8 @@ class BackendState;
 class ExecContext;
 class Arbiter;
 
-/// A non-owning, non-allocating reference to a callable (lives only for the call it is passed to).
-template <class Sig>
-class FunctionRef;
-template <class R, class... A>
-class FunctionRef<R(A...)> {
- public:
-  template <class F>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef>) FunctionRef(F&& f)
-  noexcept  // NOLINT(google-explicit-constructor)
-      : obj_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
-        call_([](void* o, A... a) -> R {
-          return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...);
-        }) {}
-  R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
-
- private:
-  void* obj_;
-  R (*call_)(void*, A...);
-};
-
-/// Carries a callback's result across a FunctionRef<void(...)> boundary unchanged.
-template <class R>
-class ResultSlot {
- public:
-  template <class F>
-  void fill(F&& f) {
-    value_.emplace(std::forward<F>(f)());
-  }
-  R take() { return std::move(*value_); }
-
- private:
-  std::optional<R> value_;
-};
-template <class R>
-class ResultSlot<R&> {
- public:
-  template <class F>
-  void fill(F&& f) {
-    ptr_ = std::addressof(std::forward<F>(f)());
-  }
-  R& take() { return *ptr_; }
-
- private:
-  R* ptr_ = nullptr;
-};
-template <class R>
-class ResultSlot<R&&> {
- public:
-  template <class F>
-  void fill(F&& f) {
-    ptr_ = std::addressof(static_cast<R&>(std::forward<F>(f)()));
-  }
-  R&& take() { return std::move(*ptr_); }
-
- private:
-  R* ptr_ = nullptr;
-};
-
-/// Runs `fn` as one callback, returning its value unchanged (void stays void).
-template <class R, class Enter, class Call>
-R call_through(Enter&& enter, Call&& call) {
-  if constexpr (std::is_void_v<R>) {
-    enter(call);
-  } else {
-    ResultSlot<R> slot;
-    auto fill = [&](auto&&... args) { slot.fill([&]() -> R { return call(args...); }); };
-    enter(fill);
-    return slot.take();
-  }
-}
-
 // Entry points behind the templates below (src/cpu/session.cpp, src/cpu/scope.cpp).
-void enter_session(const BackendState& state, FunctionRef<void(Session&)> f);
+void enter_session(const std::shared_ptr<const BackendState>& state, FunctionRef<void(Session&)> f);
 void enter_execution_scope(const std::shared_ptr<const BackendState>& state, FunctionRef<void()> f);
 
 struct BackendAccess;  // internal access to a witness's state (src/cpu/backend_state.hpp)
@@ -217,6 +155,12 @@ struct BackendAccess;  // internal access to a witness's state (src/cpu/backend_
 /// Proof that the holder may use a set of CPUs (or, provider-exclusive, all of them), issued by
 /// the process-wide arbiter (Note [Permit ordering]). Move-only; the destructor releases it, on any
 /// thread. An empty (moved-from / default) permit holds nothing.
+///
+/// A permit from CpuBackend::acquire_permit / try_acquire_permit reserves its CPUs for the thread
+/// that acquired it (Note [Thread-bound permits] in src/cpu/owner_guard.hpp): while it is held,
+/// that thread's own operations, sessions and scopes on overlapping backends run under it instead
+/// of waiting for it; every other thread waits. Moving the permit to another thread does not move
+/// the reservation: release it on the thread that acquired it.
 class ResourcePermit {
  public:
   ResourcePermit() noexcept = default;
@@ -253,22 +197,29 @@ class ResourcePermit {
 // CpuBackend
 
 /// A CPU backend witness. Copying is cheap (one shared_ptr) and yields the *same* witness: same
-/// identity, engine, arena and caches. Every constructor (and CpuBackend::external) makes a new
-/// witness, even with equal settings. All member functions are thread-safe.
+/// identity, engine, arena and caches. Every constructor (and CpuBackend::attach,
+/// external_backend in tenferro/cpu_external.hpp) makes a new witness, even with equal settings.
+/// All member functions are thread-safe.
+///
+/// After fork(), backends created before the fork refuse work in the child with
+/// Error{RuntimeState} ("used after fork"); backends created in the child, and default_backend()
+/// (recreated there), work normally (docs/notes/runtime.md, "fork").
 class CpuBackend {
  public:
   /// A managed backend with default options (budget = available cores, native kind).
   CpuBackend();
-  /// A managed backend. Throws Error{InvalidArgument} for threads < 0, an empty placement, or a
-  /// placement outside CpuSet::process_allowed(). No thread is started until first use.
+  /// A managed backend. Throws Error{InvalidArgument} for threads < 0, an empty placement, a
+  /// placement outside CpuSet::process_allowed(), or a negative admission_timeout. No thread is
+  /// started until first use.
   explicit CpuBackend(const CpuBackendOptions& options);
 
-  /// A backend whose operations run on the caller-owned `caller_arena` (entered with
-  /// arena.execute), claiming the declared CPU set (provider-exclusive for blas). It never creates,
-  /// initialises differently or destroys that arena; the arena must outlive every copy of the
-  /// returned backend. Operation-level admission only: with_execution_scope is Unsupported.
-  static CpuBackend external(tbb::task_arena& caller_arena, CpuSet declared,
-                             BackendKind kind = BackendKind::native);
+  /// A backend whose operations run on the oneTBB arena the calling thread is in now (oneTBB's
+  /// task_arena::attach; the implicit default arena when the thread is in none), claiming
+  /// `declared` (default: every CPU the process may use; provider-exclusive for blas). The
+  /// backend keeps that arena alive; it never terminates it. Like external_backend, it keeps
+  /// operation-level admission only: with_execution_scope is Error{Unsupported}.
+  static CpuBackend attach(BackendKind kind = BackendKind::native,
+                           std::optional<CpuSet> declared = std::nullopt);
 
   /// True when both are copies of one witness.
   bool same_witness(const CpuBackend& other) const noexcept { return state_ == other.state_; }
@@ -286,10 +237,14 @@ class CpuBackend {
   CpuBackendDiagnostics diagnostics() const;
 
   /// Tries, without blocking, to take a permit of this backend's kind (its CPU set, or
-  /// provider-exclusive for blas) as a fresh owner (never re-entrant). Empty when a conflicting
-  /// permit is held or an older conflicting request is waiting.
+  /// provider-exclusive for blas). Never re-entrant: empty when ANY conflicting permit is held --
+  /// also one held by the calling thread itself (its scope, session or another permit) -- or an
+  /// older conflicting request is waiting. A granted permit is bound to the calling thread.
   std::optional<ResourcePermit> try_acquire_permit() const;
-  /// Blocks until a permit of this backend's kind is granted (FIFO), as a fresh owner.
+  /// Blocks until a permit of this backend's kind is granted (FIFO), bound to the calling thread.
+  /// Throws Error{RuntimeState} instead of waiting for itself: when the calling thread already
+  /// holds a conflicting permit (its own scope, session, operation or permit), and when
+  /// admission_timeout passes first (the message names the holder).
   ResourcePermit acquire_permit() const;
 
   /// Buffer pool of this backend's engine. Thread-safe; never blocks on running operations.
@@ -304,25 +259,34 @@ class CpuBackend {
   void clear_caches() const;
 
   /// Runs `f(Session&)` under one admission -- one permit, one executor entry, one exclusive
-  /// borrow of the engine -- and returns f's value unchanged. Blocks until the permit is granted.
-  /// Entry is infallible: a session inside a session on this thread, a session through another
-  /// witness inside a scope, or entry from a worker helping an active operation/scope throws
-  /// ContractViolation (nothing was entered; everything stays usable). Exceptions from f propagate
+  /// borrow of the engine -- and returns f's value unchanged (any value category). Blocks until
+  /// the permit is granted. f runs on this backend's executor with this backend as the current
+  /// backend of the thread (eager ops in f run here, as under a BackendGuard); oneTBB work that f
+  /// starts stays on the backend's executor (at budget 1: on the calling thread). Entry is
+  /// infallible: a session inside a session on this thread, a session through another witness
+  /// inside a scope, or entry from a worker helping an active operation/scope throws
+  /// ContractViolation (nothing was entered; everything stays usable). Error{RuntimeState}: the
+  /// backend was created before a fork, or admission_timeout passed. Exceptions from f propagate
   /// after every guard and the permit are released. The Session is bound to the calling thread.
   template <class F>
   decltype(auto) with_session(F&& f) const {
     using R = std::invoke_result_t<F&, Session&>;
-    return detail::call_through<R>([&](auto& cb) { detail::enter_session(*state_, cb); },
+    return detail::call_through<R>([&](auto& cb) { detail::enter_session(state_, cb); },
                                    [&](Session& s) -> R { return f(s); });
   }
 
   /// The shared execution scope (spec/cpu-shared-execution-scope.md): takes this backend's
   /// permit (provider-exclusive for blas, held the whole callback), enters its executor ONCE, and
-  /// runs `f()` there; operations and sessions through copies of this witness inside f reuse both
-  /// (Note [Operation loan]). Returns f's value unchanged; exceptions propagate after the scope
-  /// record, owner, executor entry and permit are released. Blocks until the permit is granted.
-  /// Errors (nothing entered): Error{RuntimeState} inside a scope, session or operation, or from a
-  /// worker helping an active operation/scope; Error{Unsupported} for an external backend.
+  /// runs `f()` there with this backend as the thread's current backend; eager ops, autodiff,
+  /// prepared runs and sessions through copies of this witness inside f reuse the permit and the
+  /// entry (Note [Operation loan]). oneTBB work that f starts stays on the backend's executor (at
+  /// budget 1: on the calling thread), so a task of f that enters a backend is rejected instead
+  /// of deadlocking. Returns f's value unchanged (any value category); exceptions propagate after
+  /// the scope record, current backend, owner, executor entry and permit are released. Blocks
+  /// until the permit is granted. Errors (nothing entered): Error{RuntimeState} inside a scope,
+  /// session or operation, from a worker helping an active operation/scope, for a backend
+  /// created before a fork, or when admission_timeout passed; Error{Unsupported} for an
+  /// attached or external backend.
   template <class F>
   decltype(auto) with_execution_scope(F&& f) const {
     using R = std::invoke_result_t<F&>;
@@ -355,7 +319,8 @@ class Session {
 };
 
 /// The process default backend (budget = available cores, native kind), created on first call,
-/// never destroyed. Thread-safe.
+/// never destroyed. Thread-safe. In a child process after fork() the first call makes a new one
+/// (the parent's refuses work there); references obtained before the fork stay valid.
 const CpuBackend& default_backend();
 
 }  // namespace tenferro

@@ -1,4 +1,4 @@
-// run_operation: see admission.hpp and docs/notes/runtime.md.
+// run_operation and the one admission sequence: see admission.hpp and docs/notes/runtime.md.
 #include "cpu/admission.hpp"
 
 #include "cpu/owner_guard.hpp"
@@ -6,8 +6,64 @@
 #include "tenferro/error.hpp"
 
 namespace tenferro::detail {
+namespace {
+
+// The entry points check the fork generation first (before their loan and session paths too).
+Executor& checked_executor(const BackendState& st, EntryKind entry, const char* op) {
+  check_owner_guard(entry, op);
+  return st.engine->executor();
+}
+
+ResourcePermit admission_permit(const BackendState& st, ResourceOwner owner,
+                                PermitHolder::Kind kind, const char* op) {
+  const PermitHolder who{kind, st.id, current_tid()};
+  if (st.admission_timeout.count() == 0) return Arbiter::global().acquire(st.request, owner, who);
+  return acquire_permit_or_throw(st, owner, who, Reentry::allowed, op);
+}
+
+}  // namespace
+
+ResourcePermit acquire_permit_or_throw(const BackendState& st, ResourceOwner owner,
+                                       const PermitHolder& who, Reentry reentry, const char* op) {
+  std::string holders;
+  auto permit = Arbiter::global().acquire_until(
+      st.request, owner, who, reentry, Arbiter::Clock::now() + st.admission_timeout, &holders);
+  if (!permit)
+    throw Error(ErrorKind::RuntimeState,
+                std::string(op) + ": gave up after the admission timeout of " +
+                    std::to_string(st.admission_timeout.count()) +
+                    " ms waiting for the resource permit of backend #" + std::to_string(st.id) +
+                    " (" +
+                    (st.request.kind == ResourceRequest::Kind::provider_exclusive
+                         ? std::string("provider-exclusive")
+                         : "CPUs " + st.cpus.to_string()) +
+                    "); held by " + holders +
+                    ". If that holder waits for this thread (a helper thread joined inside its "
+                    "scope or session), the wait could never end: see docs/execution-scope.md, "
+                    "\"Helper threads\"");
+  return std::move(*permit);
+}
+
+void throw_used_after_fork(const BackendState& st, const char* op) {
+  throw Error(ErrorKind::RuntimeState,
+              std::string(op) + ": backend #" + std::to_string(st.id) +
+                  " was created before this process forked and is not usable after fork (its "
+                  "permits, locks and threads belong to the parent); expected a backend created "
+                  "in this process (default_backend() makes a new one here)");
+}
+
+Admission::Admission(const BackendState& st, EntryKind entry, PermitHolder::Kind kind,
+                     const char* op)
+    : ex_(checked_executor(st, entry, op)),
+      owner_(admission_owner()),
+      permit_(admission_permit(st, owner_, kind, op)),
+      active_(ex_, owner_),
+      caller_(owner_) {
+  count_permit(st);
+}
 
 void run_operation_impl(const BackendState& st, FunctionRef<void(ExecContext&)> body) {
+  check_fork_generation(st, "run_operation");
   ThreadAdmission& t = tls_admission;
   if (t.in_operation)
     throw Error(
@@ -26,22 +82,8 @@ void run_operation_impl(const BackendState& st, FunctionRef<void(ExecContext&)> 
   }
   if (t.scope_active && run_operation_on_loan(st, body)) return;
 
-  // Standalone admission. Destruction order releases borrow, owner, active owner, then permit.
-  Executor& ex = st.engine->executor();
-  check_owner_guard(ex, EntryKind::fallible, "run_operation");
-  const ResourceOwner owner = new_owner();
-  ResourcePermit permit = Arbiter::global().acquire(st.request, owner);
-  count_permit(st);
-  ActiveOwnerScope active(ex, owner);
-  OwnerScope caller(owner);
-  ex.enter([&] {
-    OwnerScope executing(owner);
-    Engine& engine = *st.engine;
-    std::lock_guard borrow(engine.borrow_mutex());
-    ExecContext ctx(engine, st.threads, st.kind);
-    InOperation op;
-    body(ctx);
-  });
+  Admission admission(st, EntryKind::fallible, PermitHolder::Kind::operation, "run_operation");
+  admission.enter([&] { run_operation_body(st, body); }, Executor::Purpose::kernels);
 }
 
 }  // namespace tenferro::detail

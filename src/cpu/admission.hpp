@@ -6,14 +6,32 @@
 //     return StoragePtr(out);
 //   });
 //
-// run_operation outside any scope or session: owner guard (Note [Owner guard]) -> permit
-// (blocking, Note [Permit ordering]) -> ONE executor entry (Note [Executor entry]) -> exclusive
-// engine borrow -> body -> release all, in reverse order, on return or exception. It allocates
-// nothing on the heap (the body may). Inside a session of the same witness on this thread it runs
-// in the session's admission with the session's ExecContext; inside a scope of the same witness it
-// takes an operation loan (Note [Operation loan]). Errors, all thrown before the body runs:
-// Error{RuntimeState} for a nested operation, another witness inside a session or scope, or a
-// worker helping an active operation/scope.
+// run_operation outside any scope or session is one standalone Admission (Note [Admission
+// sequence] below) with Purpose::kernels. It allocates nothing on the heap (the body may). Inside
+// a session of the same witness on this thread it runs in the session's admission with the
+// session's ExecContext; inside a scope of the same witness it takes an operation loan (Note
+// [Operation loan]). Errors, all thrown before the body runs: Error{RuntimeState} for a backend
+// created before a fork, a nested operation, another witness inside a session or scope, a worker
+// helping an active operation/scope, or an expired admission_timeout.
+//
+// Note [Admission sequence]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Operations, sessions and scopes are admitted by the one RAII type Admission, so this order
+// exists once:
+//   1. the owner guard (Note [Owner guard]) -- may throw; nothing has been taken yet. (The entry
+//      points check the fork generation, Note [Fork], before anything else, loans included.)
+//   2. the owner: the thread's permit owner if it took a public permit (Note [Thread-bound
+//      permits]), else a fresh one;
+//   3. the permit from the global arbiter, blocking -- or until admission_timeout, then
+//      Error{RuntimeState} naming the holders (Note [Permit ordering]);
+//   4. the executor's active owner, then the calling thread's owner;
+//   5. Admission::enter: ONE executor entry (Note [Executor entry]), where the executing thread
+//      takes the owner too, and the caller's body runs. The engine borrow (EngineBorrow) is
+//      taken inside by the body that needs it: per operation, per session, never by a scope.
+// Release is the exact reverse, on return or exception: the body's borrow, the executing owner,
+// the executor entry, the caller's owner, the executor's active owner, and last the permit -- so
+// the next holder of the permit never sees this admission's state. (A scope moves the permit into
+// its thread-local record for the callback and back before step 5 unwinds, Note [Operation loan].)
 #pragma once
 
 #include <oneapi/tbb/blocked_range.h>
@@ -21,10 +39,12 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <cstdint>
+#include <mutex>
 #include <type_traits>
 
 #include "cpu/backend_state.hpp"
 #include "cpu/engine.hpp"
+#include "cpu/owner_guard.hpp"
 #include "tenferro/cpu.hpp"
 #include "tenferro/storage.hpp"
 
@@ -47,7 +67,8 @@ class ExecContext {
   BackendKind kind() const noexcept { return kind_; }
 
   /// An output storage of `bytes` from the engine's buffer pool, with one reference (wrap it in a
-  /// StoragePtr). Data uninitialised, 64-byte aligned. Throws std::bad_alloc on heap failure.
+  /// StoragePtr). Data uninitialised, 64-byte aligned. Throws Error{OutOfMemory} on
+  /// heap failure.
   Storage* allocate(std::size_t bytes) { return engine_->pool().acquire(bytes); }
 
   /// True when an op with `work` (rough cycles) should run an intra-op parallel loop: never for
@@ -59,6 +80,8 @@ class ExecContext {
   /// body(begin, end) over disjoint chunks covering [0, n) exactly once. Parallel
   /// (tbb::parallel_for inside this_task_arena::isolate, on the entered arena) when
   /// may_parallelize(n), else one inline call body(0, n). Exceptions from body propagate.
+  /// n is taken as the work: a loop over a few heavy units (blocks, matrices) must say how much
+  /// work they hold with parallel_for_work, or it never fans out.
   template <class F>
   void parallel_for(std::int64_t n, std::int64_t grain, F&& body) {
     parallel_for_work(n, grain, n, std::forward<F>(body));
@@ -72,6 +95,7 @@ class ExecContext {
       body(std::int64_t{0}, n);
       return;
     }
+    engine_->count_parallel_loop();
     // Note [Owner guard]: isolation keeps this thread from picking up foreign tasks while it waits.
     tbb::this_task_arena::isolate([&] {
       tbb::parallel_for(
@@ -93,6 +117,32 @@ class ExecContext {
   BackendKind kind_;
 };
 
+/// The exclusive engine borrow and the ExecContext that carries it (operations and sessions,
+/// standalone or on a loan). Blocks while another thread borrows the engine.
+class EngineBorrow {
+ public:
+  explicit EngineBorrow(const BackendState& st)
+      : lock_(st.engine->borrow_mutex()), ctx_(*st.engine, st.threads, st.kind) {}
+  EngineBorrow(const EngineBorrow&) = delete;
+  EngineBorrow& operator=(const EngineBorrow&) = delete;
+  ExecContext& ctx() noexcept { return ctx_; }
+
+ private:
+  std::lock_guard<BlockingLock> lock_;
+  ExecContext ctx_;
+};
+
+/// Takes the permit of `st` for `owner` within st.admission_timeout, or throws
+/// Error{RuntimeState} naming `op`, the backend and the holders it waited for.
+ResourcePermit acquire_permit_or_throw(const BackendState& st, ResourceOwner owner,
+                                       const PermitHolder& who, Reentry reentry, const char* op);
+/// An operation body under its own engine borrow (standalone and loaned operations).
+inline void run_operation_body(const BackendState& st, FunctionRef<void(ExecContext&)> body) {
+  EngineBorrow borrow(st);
+  InOperation op;
+  body(borrow.ctx());
+}
+
 /// The non-template core of run_operation (admission.cpp).
 void run_operation_impl(const BackendState& state, FunctionRef<void(ExecContext&)> body);
 
@@ -105,8 +155,6 @@ decltype(auto) run_operation(const CpuBackend& backend, F&& body) {
                          [&](ExecContext& c) -> R { return body(c); });
 }
 
-/// RAII helpers shared by operations, sessions and scopes (admission.cpp / session.cpp /
-/// scope.cpp).
 class ActiveOwnerScope {  // Note [Owner guard]: the executor runs for `owner`
  public:
   ActiveOwnerScope(const Executor& ex, ResourceOwner owner) noexcept
@@ -120,6 +168,37 @@ class ActiveOwnerScope {  // Note [Owner guard]: the executor runs for `owner`
  private:
   std::atomic<ResourceOwner>& cell_;
   ResourceOwner prev_;
+};
+
+/// One standalone admission of an operation, session or scope (Note [Admission sequence]). The
+/// constructor performs steps 1-4 (or throws with nothing taken); enter() is step 5; the
+/// destructor releases in reverse.
+class Admission {
+ public:
+  Admission(const BackendState& st, EntryKind entry, PermitHolder::Kind kind, const char* op);
+  Admission(const Admission&) = delete;
+  Admission& operator=(const Admission&) = delete;
+
+  /// Enters the executor once and runs f there with this admission's owner on the executing
+  /// thread. Exceptions from f propagate.
+  template <class F>
+  void enter(F&& f, Executor::Purpose purpose) {
+    ex_.enter(
+        [&] {
+          OwnerScope executing(owner_);
+          f();
+        },
+        purpose);
+  }
+  /// The admission's permit (a scope lends it to its thread-local record during the callback).
+  ResourcePermit& permit() noexcept { return permit_; }
+
+ private:
+  Executor& ex_;
+  ResourceOwner owner_;
+  ResourcePermit permit_;
+  ActiveOwnerScope active_;
+  OwnerScope caller_;
 };
 
 }  // namespace tenferro::detail

@@ -2,6 +2,7 @@
 #include "cpu/arbiter.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 namespace tenferro {
@@ -23,18 +24,56 @@ void ResourcePermit::release() noexcept {
 
 namespace detail {
 
+std::string describe(const PermitHolder& h, ResourceOwner owner) {
+  const char* kind = "a permit (acquire_permit)";
+  switch (h.kind) {
+    case PermitHolder::Kind::operation:
+      kind = "an operation";
+      break;
+    case PermitHolder::Kind::session:
+      kind = "a session";
+      break;
+    case PermitHolder::Kind::scope:
+      kind = "an execution scope";
+      break;
+    case PermitHolder::Kind::permit:
+      break;
+  }
+  char owner_hex[24];
+  std::snprintf(owner_hex, sizeof owner_hex, "%#llx", static_cast<unsigned long long>(owner));
+  std::string s = kind;
+  if (h.backend != 0) s += " of backend #" + std::to_string(h.backend);
+  if (h.tid != 0) s += " on thread " + std::to_string(h.tid);
+  return s + " (owner " + owner_hex + ")";
+}
+
+std::atomic<Arbiter*> Arbiter::global_{nullptr};
+
 Arbiter::Arbiter() { active_.reserve(kActiveReserve); }
 Arbiter::~Arbiter() = default;
 
-Arbiter& Arbiter::global() {
-  // Leaked on purpose: permits may be released during static destruction.
-  static Arbiter* const instance = new Arbiter;
-  return *instance;
+Arbiter& Arbiter::make_global() noexcept {
+  // Leaked on purpose: permits may be released during static destruction. A race between two
+  // first callers leaks the loser's instance (never used: nothing was granted from it).
+  auto* fresh = new Arbiter;
+  Arbiter* expected = nullptr;
+  if (global_.compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return *fresh;
+  return *expected;
 }
 
-bool Arbiter::active_conflict(const ResourceRequest& r, ResourceOwner owner) const noexcept {
+void Arbiter::fork_prepare() noexcept { global().mu_.lock(); }
+void Arbiter::fork_parent() noexcept { global().mu_.unlock(); }
+void Arbiter::fork_child() noexcept {
+  Arbiter& inherited = global();
+  inherited.mu_.unlock();  // consistent: the prepare handler held it across fork()
+  // The parent's permits belong to threads that do not exist here. The old instance stays for the
+  // permits (and waiters) that still name it; new admissions use a fresh one.
+  global_.store(new Arbiter, std::memory_order_release);
+}
+
+bool Arbiter::active_conflict(const ResourceRequest& r, ResourceOwner exclude) const noexcept {
   for (const Active& a : active_)
-    if (a.owner != owner && a.request.conflicts_with(r)) return true;
+    if ((exclude == 0 || a.owner != exclude) && a.request.conflicts_with(r)) return true;
   return false;
 }
 
@@ -42,6 +81,21 @@ bool Arbiter::holds_active(ResourceOwner owner) const noexcept {
   for (const Active& a : active_)
     if (a.owner == owner) return true;
   return false;
+}
+
+std::string Arbiter::describe_conflicts(const ResourceRequest& r, ResourceOwner exclude) const {
+  std::string s;
+  for (const Active& a : active_) {
+    if ((exclude != 0 && a.owner == exclude) || !a.request.conflicts_with(r)) continue;
+    if (!s.empty()) s += "; ";
+    s += describe(a.holder, a.owner);
+  }
+  for (const Waiter* w = head_; w != nullptr; w = w->next) {
+    if (!w->request->conflicts_with(r)) continue;
+    if (!s.empty()) s += "; ";
+    s += "queued before it: " + describe(w->holder, w->owner);
+  }
+  return s.empty() ? "no conflicting holder is left" : s;
 }
 
 void Arbiter::unlink(Waiter* w) noexcept {
@@ -62,55 +116,118 @@ void Arbiter::grant_waiters() noexcept {
   Waiter* w = head_;
   while (w != nullptr) {
     Waiter* next = w->next;
-    const bool reentrant = holds_active(w->owner);
-    if (!active_conflict(*w->request, w->owner) &&
+    const bool reentrant = w->reentry_allowed && holds_active(w->owner);
+    if (!active_conflict(*w->request, w->reentry_allowed ? w->owner : 0) &&
         (reentrant || !older_waiter_conflicts(*w->request, w))) {
       unlink(w);
-      active_.push_back(Active{w->id, w->owner, *w->request});
+      active_.push_back(Active{w->id, w->owner, *w->request, w->holder});
       w->reentrant = reentrant;
-      w->granted.store(1, std::memory_order_release);
-      w->granted.notify_one();  // under the lock: the node lives until its thread re-takes it
+      w->granted = true;
+      w->wake.release();  // under the lock: the node lives until its thread re-takes it
     }
     w = next;
   }
 }
 
-ResourcePermit Arbiter::acquire(const ResourceRequest& request, ResourceOwner owner) {
-  std::unique_lock lock(mu_);
-  reserve_for_one_more();
-  const std::uint64_t id = next_id_++;
-  const bool reentrant = holds_active(owner);
-  if (!active_conflict(request, owner) &&
-      (reentrant || !older_waiter_conflicts(request, nullptr))) {
-    active_.push_back(Active{id, owner, request});
-    return ResourcePermit(this, id, owner, reentrant);
+bool Arbiter::grantable(const ResourceRequest& r, ResourceOwner owner, Reentry reentry,
+                        bool& reentrant) const noexcept {
+  // One pass over the active permits: a conflict with another owner, and whether `owner` holds one.
+  const bool allowed = reentry == Reentry::allowed;
+  bool holds = false;
+  for (const Active& a : active_) {
+    if (a.owner == owner) {
+      holds = true;
+      if (allowed) continue;
+    }
+    if (a.request.conflicts_with(r)) return false;
   }
-  Waiter node;
-  node.id = id;
+  reentrant = allowed && holds;
+  return reentrant || !older_waiter_conflicts(r, nullptr);
+}
+
+ResourcePermit Arbiter::activate(const ResourceRequest& r, ResourceOwner owner,
+                                 const PermitHolder& holder, bool reentrant) {
+  active_.push_back(Active{next_id_, owner, r, holder});
+  return ResourcePermit(this, next_id_++, owner, reentrant);
+}
+
+Arbiter::Waiter* Arbiter::enqueue(Waiter& node, const ResourceRequest& r, ResourceOwner owner,
+                                  const PermitHolder& holder, Reentry reentry) {
+  node.id = next_id_++;
   node.owner = owner;
-  node.request = &request;
+  node.request = &r;
+  node.holder = holder;
+  node.reentry_allowed = reentry == Reentry::allowed;
   node.prev = tail_;
   (tail_ ? tail_->next : head_) = &node;
   tail_ = &node;
   ++waiting_;
+  return &node;
+}
+
+std::optional<ResourcePermit> Arbiter::wait_for_grant(std::unique_lock<SpinLock>& lock,
+                                                      const ResourceRequest& request,
+                                                      ResourceOwner owner,
+                                                      const PermitHolder& holder, Reentry reentry,
+                                                      const Clock::time_point* deadline,
+                                                      std::string* holders) {
+  Waiter node;
+  enqueue(node, request, owner, holder, reentry);
   lock.unlock();
-  while (node.granted.load(std::memory_order_acquire) == 0)
-    node.granted.wait(0, std::memory_order_acquire);
-  lock.lock();  // the releaser notified under the lock: once we hold it, it no longer touches
-                // `node`
-  return ResourcePermit(this, id, owner, node.reentrant);
+  bool woken = true;
+  if (deadline == nullptr)
+    node.wake.acquire();
+  else
+    woken = node.wake.try_acquire_until(*deadline);
+  lock.lock();  // the releaser woke us under the lock: once we hold it, it no longer touches node
+  if (woken || node.granted)  // granted between the timeout and the lock: the grant wins
+    return ResourcePermit(this, node.id, owner, node.reentrant);
+  if (holders != nullptr)
+    *holders = describe_conflicts(request, reentry == Reentry::allowed ? owner : 0);
+  unlink(&node);
+  if (head_ != nullptr) grant_waiters();  // younger waiters may have queued only behind this one
+  return std::nullopt;
+}
+
+ResourcePermit Arbiter::acquire(const ResourceRequest& request, ResourceOwner owner,
+                                const PermitHolder& holder, Reentry reentry) {
+  std::unique_lock lock(mu_);
+  reserve_for_one_more();
+  bool reentrant = false;
+  if (grantable(request, owner, reentry, reentrant))
+    return activate(request, owner, holder, reentrant);
+  return std::move(*wait_for_grant(lock, request, owner, holder, reentry, nullptr, nullptr));
+}
+
+std::optional<ResourcePermit> Arbiter::acquire_until(const ResourceRequest& request,
+                                                     ResourceOwner owner,
+                                                     const PermitHolder& holder, Reentry reentry,
+                                                     Clock::time_point deadline,
+                                                     std::string* holders) {
+  std::unique_lock lock(mu_);
+  reserve_for_one_more();
+  bool reentrant = false;
+  if (grantable(request, owner, reentry, reentrant))
+    return activate(request, owner, holder, reentrant);
+  return wait_for_grant(lock, request, owner, holder, reentry, &deadline, holders);
 }
 
 std::optional<ResourcePermit> Arbiter::try_acquire(const ResourceRequest& request,
-                                                   ResourceOwner owner) {
+                                                   ResourceOwner owner, const PermitHolder& holder,
+                                                   Reentry reentry) {
   std::lock_guard lock(mu_);
-  const bool reentrant = holds_active(owner);
-  if (active_conflict(request, owner) || (!reentrant && older_waiter_conflicts(request, nullptr)))
-    return std::nullopt;
+  bool reentrant = false;
+  if (!grantable(request, owner, reentry, reentrant)) return std::nullopt;
   reserve_for_one_more();
-  const std::uint64_t id = next_id_++;
-  active_.push_back(Active{id, owner, request});
-  return ResourcePermit(this, id, owner, reentrant);
+  return activate(request, owner, holder, reentrant);
+}
+
+std::optional<PermitHolder> Arbiter::held_conflict(const ResourceRequest& request,
+                                                   ResourceOwner owner) const {
+  std::lock_guard lock(mu_);
+  for (const Active& a : active_)
+    if (a.owner == owner && a.request.conflicts_with(request)) return a.holder;
+  return std::nullopt;
 }
 
 void Arbiter::release(std::uint64_t id) noexcept {

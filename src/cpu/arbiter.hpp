@@ -13,18 +13,35 @@
 // grants every waiter that passes (1) and (2) against the remaining queue, so the FIFO order is
 // decided under the lock, never by which thread wakes first. try_acquire applies the same rule
 // with every current waiter counted as older.
+// Public permits (CpuBackend::acquire_permit / try_acquire_permit) are requested with
+// Reentry::counted: the owner's own permits conflict too, and they wait their FIFO turn. Their
+// owner is the acquiring thread's permit owner, which that thread's admissions then reuse (Note
+// [Thread-bound permits], owner_guard.hpp), so its own operations run under them.
+//
+// Timed waits: a request may carry a deadline (CpuBackendOptions::admission_timeout). A waiter
+// that reaches it unlinks itself under the lock -- unless the releaser granted it first, which
+// then wins -- and runs the grant pass again (its leaving may unblock younger waiters). The caller
+// gets the holders of the conflicting permits (kind, backend, owner, thread) for its error
+// message: every active permit records who asked for it (PermitHolder).
 //
 // Cost: the uncontended acquire and release each take the (spin) lock once and scan the active
 // list; active entries live in a vector reserved at construction (kActiveReserve), waiters are
-// nodes on the waiting thread's stack (intrusive FIFO list), so neither allocates. More than
-// kActiveReserve simultaneously active permits grow the vector (one allocation, never on the common
-// path). Request ids are 64-bit and never wrap in practice (2^64 acquisitions).
+// nodes on the waiting thread's stack (intrusive FIFO list) that sleep on their own semaphore, so
+// neither allocates. More than kActiveReserve simultaneously active permits grow the vector (one
+// allocation, never on the common path). Request ids are 64-bit and never wrap in practice.
+//
+// Note [Fork] (fork.hpp): the prepare handler holds the global arbiter's lock across fork(), so
+// the child's copy is consistent; the child then installs a fresh global arbiter (permits of the
+// parent's threads are meaningless there) and leaves the old one to the permits that name it.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <semaphore>
+#include <string>
 #include <vector>
 
 #include "cpu/spin_lock.hpp"
@@ -49,29 +66,67 @@ struct ResourceRequest {
 /// An execution owner: a process-unique, nonzero id of one admission (see owner_guard.hpp).
 using ResourceOwner = std::uint64_t;
 
+/// What asked for a permit: the admission kind and backend, and the thread. Diagnostics only.
+struct PermitHolder {
+  enum class Kind : std::uint8_t { operation, session, scope, permit };
+  Kind kind = Kind::permit;
+  std::uint64_t backend = 0;  // witness identity; 0 = none
+  int tid = 0;                // Linux thread id of the acquiring thread
+};
+/// "a scope of backend #3 on thread 4711 (owner 0x...)"
+std::string describe(const PermitHolder& h, ResourceOwner owner);
+
+/// How a request treats permits of its own owner.
+enum class Reentry : std::uint8_t {
+  allowed,  // granted over the owner's own permits, and ahead of older waiters (admissions)
+  counted,  // the owner's own permits conflict like anyone else's; FIFO (public permits)
+};
+
 /// FIFO-fair arbiter of CPU resources (Note [Permit ordering]). Thread-safe. Tests may create
 /// private instances; the runtime uses Arbiter::global().
 class Arbiter {
  public:
   static constexpr std::size_t kActiveReserve = 256;
+  using Clock = std::chrono::steady_clock;
 
   Arbiter();
   Arbiter(const Arbiter&) = delete;
   Arbiter& operator=(const Arbiter&) = delete;
   ~Arbiter();
 
-  /// The process-wide arbiter (created on first use, never destroyed).
-  static Arbiter& global();
+  /// The process-wide arbiter (created on first use, never destroyed; a fork child gets a new one).
+  static Arbiter& global() noexcept {
+    Arbiter* a = global_.load(std::memory_order_acquire);
+    return a != nullptr ? *a : make_global();
+  }
 
   /// Blocks until the request is granted to `owner` (nonzero). Never throws except bad_alloc when
   /// more than kActiveReserve permits are active at once.
-  ResourcePermit acquire(const ResourceRequest& request, ResourceOwner owner);
+  ResourcePermit acquire(const ResourceRequest& request, ResourceOwner owner,
+                         const PermitHolder& holder = {}, Reentry reentry = Reentry::allowed);
+  /// As acquire, but gives up at `deadline`: returns empty (nothing held, the queue as if the
+  /// request had never been made) and, when `holders` is given, describes the permits it waited
+  /// for there.
+  std::optional<ResourcePermit> acquire_until(const ResourceRequest& request, ResourceOwner owner,
+                                              const PermitHolder& holder, Reentry reentry,
+                                              Clock::time_point deadline, std::string* holders);
   /// Grants now if the rule allows it, else returns an empty optional. Never blocks.
-  std::optional<ResourcePermit> try_acquire(const ResourceRequest& request, ResourceOwner owner);
+  std::optional<ResourcePermit> try_acquire(const ResourceRequest& request, ResourceOwner owner,
+                                            const PermitHolder& holder = {},
+                                            Reentry reentry = Reentry::allowed);
+
+  /// The holder of an active permit of `owner` that conflicts with `request`, if any.
+  std::optional<PermitHolder> held_conflict(const ResourceRequest& request,
+                                            ResourceOwner owner) const;
 
   /// Number of active permits / blocked requests (for tests and diagnostics).
   std::size_t active_count() const;
   std::size_t waiting_count() const;
+
+  // Note [Fork]: called by the fork handlers only.
+  static void fork_prepare() noexcept;
+  static void fork_parent() noexcept;
+  static void fork_child() noexcept;
 
  private:
   friend class tenferro::ResourcePermit;
@@ -79,28 +134,48 @@ class Arbiter {
     std::uint64_t id;
     ResourceOwner owner;
     ResourceRequest request;
+    PermitHolder holder;
   };
   struct Waiter {
     std::uint64_t id = 0;
     ResourceOwner owner = 0;
     const ResourceRequest* request = nullptr;
+    PermitHolder holder;
     Waiter* prev = nullptr;
     Waiter* next = nullptr;
+    bool reentry_allowed = true;
     bool reentrant = false;
-    // 0 while waiting; set to 1 by the granting releaser under lock_ (which also notifies under
-    // lock_, so the waiter re-takes lock_ once before its node may die).
-    std::atomic<std::uint32_t> granted{0};
+    // Set by the granting releaser under mu_, which also releases `wake` under mu_, so the
+    // waiter re-takes mu_ once before its node may die.
+    bool granted = false;
+    std::binary_semaphore wake{0};
   };
 
+  static Arbiter& make_global() noexcept;
+  // The blocking part of acquire (no deadline: never empty) and acquire_until, with mu_ held.
+  std::optional<ResourcePermit> wait_for_grant(std::unique_lock<SpinLock>& lock,
+                                               const ResourceRequest& request, ResourceOwner owner,
+                                               const PermitHolder& holder, Reentry reentry,
+                                               const Clock::time_point* deadline,
+                                               std::string* holders);
   void release(std::uint64_t id) noexcept;
   // All below: called with mu_ held.
-  bool active_conflict(const ResourceRequest& r, ResourceOwner owner) const noexcept;
+  // Whether the request is granted now (Note [Permit ordering]); sets `reentrant`.
+  bool grantable(const ResourceRequest& r, ResourceOwner owner, Reentry reentry,
+                 bool& reentrant) const noexcept;
+  ResourcePermit activate(const ResourceRequest& r, ResourceOwner owner, const PermitHolder& holder,
+                          bool reentrant);
+  Waiter* enqueue(Waiter& node, const ResourceRequest& r, ResourceOwner owner,
+                  const PermitHolder& holder, Reentry reentry);
+  // `exclude` is the owner whose own permits do not conflict (0: none is excluded).
+  bool active_conflict(const ResourceRequest& r, ResourceOwner exclude) const noexcept;
   bool holds_active(ResourceOwner owner) const noexcept;
   bool older_waiter_conflicts(const ResourceRequest& r, const Waiter* before) const noexcept {
     for (const Waiter* w = head_; w != before; w = w->next)
       if (w->request->conflicts_with(r)) return true;
     return false;
   }
+  std::string describe_conflicts(const ResourceRequest& r, ResourceOwner exclude) const;
   void grant_waiters() noexcept;
   void reserve_for_one_more() {
     // Room for every active permit plus every waiter, so grant_waiters (noexcept) never allocates.
@@ -109,6 +184,7 @@ class Arbiter {
   void grow();
   void unlink(Waiter* w) noexcept;
 
+  static std::atomic<Arbiter*> global_;
   mutable SpinLock mu_;
   std::vector<Active> active_;
   Waiter* head_ = nullptr;  // oldest

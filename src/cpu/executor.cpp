@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "cpu/fork.hpp"
 #include "cpu/owner_guard.hpp"
 
 namespace tenferro::detail {
@@ -21,10 +22,11 @@ std::atomic<std::uint64_t> g_arenas_created{0};
 // (4 threads on 2 cores) raises the process-wide cap to the largest budget asked for so far. The
 // control is never lowered: arenas of other backends may be relying on it. A smaller cap set by
 // the application still wins (oneTBB takes the minimum of all controls).
+std::mutex g_capacity_mu;  // Note [Fork]: held across fork() by the prepare handler
+
 void ensure_thread_capacity(int threads) {
-  static std::mutex mu;
   static std::unique_ptr<tbb::global_control> control;  // leaked at exit with the process
-  std::lock_guard lock(mu);
+  std::lock_guard lock(g_capacity_mu);
   const auto wanted = static_cast<std::size_t>(threads);
   if (wanted <= static_cast<std::size_t>(tbb::info::default_concurrency())) return;
   if (control &&
@@ -138,7 +140,29 @@ std::unique_ptr<Executor> Executor::external(tbb::task_arena& arena) {
   return e;
 }
 
+std::unique_ptr<Executor> Executor::attached() {
+  std::unique_ptr<Executor> e(new Executor);
+  e->attached_ = std::make_unique<tbb::task_arena>(tbb::task_arena::attach());
+  if (!e->attached_->is_active()) e->attached_->initialize();  // the thread was in no arena yet
+  e->external_ = e->attached_.get();
+  e->threads_ = e->attached_->max_concurrency();
+  return e;
+}
+
 Executor::Executor() : cell_(acquire_cell()) {}
+
+void executor_fork_prepare() noexcept {
+  g_capacity_mu.lock();
+  g_cells_mu.lock();
+}
+void executor_fork_parent() noexcept {
+  g_cells_mu.unlock();
+  g_capacity_mu.unlock();
+}
+void executor_fork_child() noexcept {
+  g_cells_mu.unlock();
+  g_capacity_mu.unlock();
+}
 
 Executor::~Executor() {
   if (observer_) {
@@ -151,6 +175,7 @@ Executor::~Executor() {
   }
   observer_.reset();  // stop notifications before the arena goes
   if (arena_) arena_->terminate();
+  if (solo_) solo_->terminate();
   retire_cell(cell_);  // workers still tagged with it now see a stale generation
 }
 
@@ -170,20 +195,51 @@ void Executor::create_arena() {
   arena_ready_.store(true, std::memory_order_release);
 }
 
-void Executor::enter(FunctionRef<void()> f) {
+tbb::task_arena& Executor::callback_arena() {
+  if (tbb::task_arena* a = solo_ready_.load(std::memory_order_acquire)) return *a;
+  std::lock_guard lock(create_mu_);
+  if (!solo_) {
+    auto a = std::make_unique<tbb::task_arena>(1, /*reserved_for_masters=*/1);  // no workers
+    a->initialize();
+    solo_ = std::move(a);
+  }
+  solo_ready_.store(solo_.get(), std::memory_order_release);
+  return *solo_;
+}
+
+void Executor::enter(FunctionRef<void()> f, Purpose purpose) {
   // Exact without a locked RMW: every entry of one executor holds a permit of its backend's
   // request, and those conflict with each other, so entries are ordered by the arbiter's lock.
   entries_.store(entries_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  tbb::task_arena* arena = external_;
+  if (arena == nullptr) {
+    if (threads_ == 1) {
+      if (purpose == Purpose::kernels) {
+        f();
+        return;
+      }
+      arena = &callback_arena();
+    } else {
+      if (!arena_ready_.load(std::memory_order_acquire)) create_arena();
+      arena = arena_.get();
+    }
+  }
+  // Inside: a callback's waits take only work of its own region (kernels isolate their loops
+  // themselves, ExecContext::parallel_for).
+  auto body = [&] {
+    if (purpose == Purpose::callback)
+      tbb::this_task_arena::isolate([&] { f(); });
+    else
+      f();
+  };
   if (external_ != nullptr) {
-    external_->execute([&] { f(); });
+    // A caller-owned arena may have no free slot: then execute waits, and must not pick up the
+    // caller's own unrelated tasks meanwhile. Our arenas always have the master slot free for the
+    // permit holder (one admission per backend at a time), so they skip this.
+    tbb::this_task_arena::isolate([&] { arena->execute(body); });
     return;
   }
-  if (threads_ == 1) {
-    f();
-    return;
-  }
-  if (!arena_ready_.load(std::memory_order_acquire)) create_arena();
-  arena_->execute([&] { f(); });
+  arena->execute(body);
 }
 
 void Executor::on_worker_entry() noexcept {

@@ -1,7 +1,8 @@
 // Execution owners and the re-entry guard: Note [Owner guard] in owner_guard.hpp.
 #include "cpu/owner_guard.hpp"
 
-#include <oneapi/tbb/task_group.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cpu/executor.hpp"
 #include "tenferro/error.hpp"
@@ -24,13 +25,11 @@ void reject_entry(EntryKind kind, const std::string& message) {
   throw ContractViolation(message);
 }
 
-bool inside_tbb_task() noexcept {
-  // oneTBB's exported query behind the preview this_task_arena::is_inside_task(): the context of
-  // the task this thread is executing, null outside tasks (also inside arena.execute on a caller).
-  return tbb::detail::r1::current_context() != nullptr;
+int current_tid_slow() noexcept {
+  return tls_admission.tid = static_cast<int>(::syscall(SYS_gettid));
 }
 
-void check_owner_guard_slow(const Executor& target, EntryKind kind, const char* op) {
+void check_owner_guard_slow(EntryKind kind, const char* op) {
   const ThreadAdmission& t = tls_admission;
   if (t.owner != 0)
     reject_entry(kind,
@@ -44,14 +43,9 @@ void check_owner_guard_slow(const Executor& target, EntryKind kind, const char* 
     reject_entry(kind,
                  std::string(op) +
                      ": CpuBackend cannot be entered from a worker of a managed arena while an "
-                     "operation or scope of that backend is active; expected entry from the thread "
-                     "that owns the operation or scope");
-  if (target.active_owner().load(std::memory_order_acquire) != 0 && inside_tbb_task())
-    reject_entry(
-        kind, std::string(op) +
-                  ": CpuBackend cannot be entered from a oneTBB task while an operation or scope "
-                  "of this backend is active (a helping task would wait for its own caller); "
-                  "expected entry from the thread that owns the operation or scope");
+                     "operation, session or scope of that arena's backend is active (a task "
+                     "helping it would wait for its own caller); expected entry from the thread "
+                     "that owns the operation, session or scope");
 }
 
 }  // namespace tenferro::detail

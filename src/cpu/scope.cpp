@@ -1,10 +1,10 @@
 // The shared execution scope: Note [Operation loan] in scope.hpp.
 #include "cpu/scope.hpp"
 
-#include <mutex>
 #include <string>
 
 #include "cpu/owner_guard.hpp"
+#include "tenferro/eager.hpp"
 #include "tenferro/error.hpp"
 
 namespace tenferro::detail {
@@ -23,14 +23,13 @@ class OperationLoan {
   ScopeRecord& r_;
 };
 
-// Installs the record on the executor thread; on exit hands the permit back to the scope frame and
+// Installs the record on the executor thread; on exit hands the permit back to the Admission and
 // clears the record, whether the callback returned or threw.
 class ScopeInstall {
  public:
-  ScopeInstall(std::uint64_t identity, std::shared_ptr<Engine> engine,
-               std::optional<ResourcePermit>& permit)
+  ScopeInstall(std::uint64_t identity, std::shared_ptr<Engine> engine, ResourcePermit& permit)
       : permit_(permit) {
-    tls_scope.emplace(ScopeRecord{identity, std::move(engine), std::move(*permit), false});
+    tls_scope.emplace(ScopeRecord{identity, std::move(engine), std::move(permit), false});
     tls_admission.scope_active = true;
   }
   ~ScopeInstall() {
@@ -42,56 +41,53 @@ class ScopeInstall {
   ScopeInstall& operator=(const ScopeInstall&) = delete;
 
  private:
-  std::optional<ResourcePermit>& permit_;
+  ResourcePermit& permit_;
 };
 
-// The loan applies only to the scope's exact engine and a live scope permit (Note [Operation
-// loan]).
-bool loan_matches(const ScopeRecord& r, const BackendState& st) noexcept {
-  return r.identity == st.id && r.engine.get() == st.engine.get() && r.permit.valid();
+// The record to lend from, or null when its loan is already active (the caller falls through to
+// the standalone path, where the owner guard rejects the nested entry). The loan applies only to
+// the scope's exact engine and a live scope permit (Note [Operation loan]); another witness is
+// rejected as `entry` says.
+ScopeRecord* loan_record(const BackendState& st, EntryKind entry, const char* op) {
+  ScopeRecord& r = *tls_scope;
+  if (r.operation_active) return nullptr;
+  if (r.identity != st.id || r.engine.get() != st.engine.get() || !r.permit.valid())
+    reject_entry(entry, std::string(op) +
+                            ": the backend does not match the active execution scope; expected a "
+                            "copy of the scope's backend witness");
+  return &r;
 }
 
 }  // namespace
 
 bool run_operation_on_loan(const BackendState& st, FunctionRef<void(ExecContext&)> body) {
-  ScopeRecord& r = *tls_scope;
-  if (r.operation_active) return false;
-  if (!loan_matches(r, st))
-    throw Error(ErrorKind::RuntimeState,
-                "run_operation: the operation's backend does not match the active execution scope; "
-                "expected "
-                "a copy of the scope's backend witness");
-  OperationLoan loan(r);
-  Engine& engine = *st.engine;
-  std::lock_guard borrow(engine.borrow_mutex());
-  ExecContext ctx(engine, st.threads, st.kind);
-  InOperation op;
-  body(ctx);
+  ScopeRecord* r = loan_record(st, EntryKind::fallible, "run_operation");
+  if (r == nullptr) return false;
+  OperationLoan loan(*r);
+  run_operation_body(st, body);
   return true;
 }
 
-bool enter_session_on_loan(const BackendState& st, FunctionRef<void(Session&)> f) {
-  ScopeRecord& r = *tls_scope;
-  if (r.operation_active) return false;
-  if (!loan_matches(r, st))
-    throw ContractViolation(
-        "with_session: the session's backend does not match the active execution scope; expected a "
-        "copy "
-        "of the scope's backend witness");
-  OperationLoan loan(r);
-  Engine& engine = *st.engine;
-  std::lock_guard borrow(engine.borrow_mutex());
-  ExecContext ctx(engine, st.threads, st.kind);
-  SessionBinding bind(ctx, st.id);
-  Session s = BackendAccess::make_session(ctx);
-  f(s);
+bool enter_session_on_loan(const std::shared_ptr<const BackendState>& sp,
+                           FunctionRef<void(Session&)> f) {
+  ScopeRecord* r = loan_record(*sp, EntryKind::infallible, "with_session");
+  if (r == nullptr) return false;
+  OperationLoan loan(*r);
+  if (current_backend_state() == sp.get()) {  // the scope's witness is current: no copy needed
+    run_session_body(current_backend(), f);
+  } else {
+    const CpuBackend backend = BackendAccess::make(sp);
+    run_session_body(backend, f);
+  }
   return true;
 }
 
 void enter_execution_scope(const std::shared_ptr<const BackendState>& sp, FunctionRef<void()> f) {
-  const std::shared_ptr<const BackendState> keep =
-      sp;  // the callback may drop the caller's witness
-  const BackendState& st = *keep;
+  // Keeps the witness alive for the whole admission (the callback may drop the caller's copy)
+  // and is the callback's current backend.
+  const CpuBackend backend = BackendAccess::make(sp);
+  const BackendState& st = BackendAccess::state(backend);
+  check_fork_generation(st, "with_execution_scope");
   const ThreadAdmission& t = tls_admission;
   if (t.scope_active || t.owner != 0 || t.session != nullptr || t.in_operation)
     throw Error(
@@ -99,25 +95,20 @@ void enter_execution_scope(const std::shared_ptr<const BackendState>& sp, Functi
         "with_execution_scope: CPU execution is already active on this thread; expected the shared "
         "scope to be opened outside active scopes, backend sessions and operations");
   if (st.external)
-    throw Error(
-        ErrorKind::Unsupported,
-        "with_execution_scope: the backend runs on an external (caller-owned) executor domain, "
-        "which "
-        "the shared execution scope does not support; expected a managed backend (operations on "
-        "external backends keep operation-level admission)");
-  Executor& ex = st.engine->executor();
-  check_owner_guard(ex, EntryKind::fallible, "with_execution_scope");
-  const ResourceOwner owner = new_owner();
+    throw Error(ErrorKind::Unsupported,
+                "with_execution_scope: the backend runs on an external (caller-owned or attached) "
+                "executor domain, which the shared execution scope does not support; expected a "
+                "managed backend (operations on external backends keep operation-level "
+                "admission)");
   // Held for the whole callback; for blas this is the provider-exclusive permit.
-  std::optional<ResourcePermit> permit(Arbiter::global().acquire(st.request, owner));
-  count_permit(st);
-  ActiveOwnerScope active(ex, owner);
-  OwnerScope caller(owner);
-  ex.enter([&] {  // the scope's single executor entry
-    OwnerScope executing(owner);
-    ScopeInstall install(st.id, st.engine, permit);
-    f();
-  });
+  Admission admission(st, EntryKind::fallible, PermitHolder::Kind::scope, "with_execution_scope");
+  admission.enter(
+      [&] {  // the scope's single executor entry
+        ScopeInstall install(st.id, st.engine, admission.permit());
+        CurrentBackendScope current(backend);
+        f();
+      },
+      Executor::Purpose::callback);
 }
 
 }  // namespace tenferro::detail

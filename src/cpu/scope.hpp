@@ -2,23 +2,27 @@
 //
 // Note [Operation loan]
 // ~~~~~~~~~~~~~~~~~~~~~
-// with_execution_scope takes its backend's permit and enters its executor once, then installs a
-// ScopeRecord {witness identity, engine (shared_ptr), permit, operation_active} in a thread_local
-// on the executor thread that runs the callback (and only there; RAII restores it on return or
-// exception). The record holds no tensor data, no borrowed resources and no raw pointer.
+// with_execution_scope is one standalone Admission (Note [Admission sequence]) whose executor
+// entry runs the callback: it takes its backend's permit and enters its executor once, then
+// installs a ScopeRecord {witness identity, engine (shared_ptr), permit, operation_active} in a
+// thread_local on the executor thread that runs the callback (and only there; RAII restores it on
+// return or exception), and makes the backend current there (a BackendGuard). The record holds no
+// tensor data, no borrowed resources and no raw pointer.
 // Inside the callback, run_operation and with_session through a copy of the same witness take an
 // *operation loan*: they set `operation_active` (a RAII OperationLoan clears it), reuse the
 // record's permit and the entered executor -- no new permit, no new executor entry -- and still
-// borrow the engine's resources exclusively for just that op/session. A loan is granted only when
-// the record's engine is the backend's engine (hence its executor is the entered domain) and the
-// record still owns the scope's permit: the exact objects, not equal ones. While a loan is active,
-// a nested entry is not a loan: it takes the standalone path, where the owner guard rejects it
-// (Note [Owner guard]). Through another witness: run_operation -> Error{RuntimeState}; with_session
-// -> ContractViolation (the session entry is infallible). Other worker threads do not see the
-// record, so a child task entering the backend meets the owner guard. Parallel mode is still chosen
-// per operation (ExecContext::may_parallelize). Release order when the callback returns or throws:
-// record (the permit moves back to the scope frame), owner, executor active-owner, executor entry,
-// and last the permit -- so the next holder of the permit never sees this scope's state.
+// borrow the engine's resources exclusively for just that op/session (EngineBorrow). A loan is
+// granted only when the record's engine is the backend's engine (hence its executor is the
+// entered domain) and the record still owns the scope's permit: the exact objects, not equal ones.
+// While a loan is active, a nested entry is not a loan: it takes the standalone path, where the
+// owner guard rejects it (Note [Owner guard]). Through another witness: run_operation ->
+// Error{RuntimeState}; with_session -> ContractViolation (the session entry is infallible). Other
+// worker threads do not see the record, so a child task entering the backend meets the owner
+// guard. Parallel mode is still chosen per operation (ExecContext::may_parallelize).
+// When the callback returns or throws: the current backend is restored, the record is cleared
+// (its permit moves back to the Admission), then the Admission unwinds (executing owner, executor
+// entry, caller owner, active owner, permit) -- so the next holder of the permit never sees this
+// scope's state.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +47,10 @@ struct ScopeRecord {
 /// Error{RuntimeState} when `state` is not the scope's witness.
 bool run_operation_on_loan(const BackendState& state, FunctionRef<void(ExecContext&)> body);
 /// As above for a session; throws ContractViolation for another witness.
-bool enter_session_on_loan(const BackendState& state, FunctionRef<void(Session&)> f);
+bool enter_session_on_loan(const std::shared_ptr<const BackendState>& state,
+                           FunctionRef<void(Session&)> f);
+/// A session body: engine borrow, session binding, `backend` current (the caller keeps it alive),
+/// then f.
+void run_session_body(const CpuBackend& backend, FunctionRef<void(Session&)> f);
 
 }  // namespace tenferro::detail

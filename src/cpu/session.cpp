@@ -1,6 +1,4 @@
 // Borrowed sessions: one admission for many primitives (cpu.hpp, CpuBackend::with_session).
-#include <mutex>
-
 #include "cpu/admission.hpp"
 #include "cpu/owner_guard.hpp"
 #include "cpu/scope.hpp"
@@ -8,7 +6,18 @@
 
 namespace tenferro::detail {
 
-void enter_session(const BackendState& st, FunctionRef<void(Session&)> f) {
+void run_session_body(const CpuBackend& backend, FunctionRef<void(Session&)> f) {
+  const BackendState& st = BackendAccess::state(backend);
+  EngineBorrow borrow(st);
+  SessionBinding bind(borrow.ctx(), st.id);
+  CurrentBackendScope current(backend);
+  Session s = BackendAccess::make_session(borrow.ctx());
+  f(s);
+}
+
+void enter_session(const std::shared_ptr<const BackendState>& sp, FunctionRef<void(Session&)> f) {
+  const BackendState& st = *sp;
+  check_fork_generation(st, "with_session");
   const ThreadAdmission& t = tls_admission;
   if (t.session != nullptr)
     throw ContractViolation(
@@ -17,26 +26,14 @@ void enter_session(const BackendState& st, FunctionRef<void(Session&)> f) {
   if (t.in_operation)
     throw ContractViolation(
         "with_session: called from inside an operation body; expected the session to be entered "
-        "outside "
-        "any operation");
-  if (t.scope_active && enter_session_on_loan(st, f)) return;
+        "outside any operation");
+  if (t.scope_active && enter_session_on_loan(sp, f)) return;
 
-  Executor& ex = st.engine->executor();
-  check_owner_guard(ex, EntryKind::infallible, "with_session");
-  const ResourceOwner owner = new_owner();
-  ResourcePermit permit = Arbiter::global().acquire(st.request, owner);
-  count_permit(st);
-  ActiveOwnerScope active(ex, owner);
-  OwnerScope caller(owner);
-  ex.enter([&] {
-    OwnerScope executing(owner);
-    Engine& engine = *st.engine;
-    std::lock_guard borrow(engine.borrow_mutex());
-    ExecContext ctx(engine, st.threads, st.kind);
-    SessionBinding bind(ctx, st.id);
-    Session s = BackendAccess::make_session(ctx);
-    f(s);
-  });
+  // Keeps the witness alive for the whole admission (the callback may drop the caller's copy)
+  // and is the session's current backend.
+  const CpuBackend backend = BackendAccess::make(sp);
+  Admission admission(st, EntryKind::infallible, PermitHolder::Kind::session, "with_session");
+  admission.enter([&] { run_session_body(backend, f); }, Executor::Purpose::callback);
 }
 
 }  // namespace tenferro::detail

@@ -2,6 +2,7 @@
 // (spec/cpu-shared-execution-scope.md; DESIGN.md section 4, admission outcomes).
 // Every case runs at budgets 1 and 4 and for the native and blas kinds.
 #include <gtest/gtest.h>
+#include <oneapi/tbb/task_group.h>
 
 #include <atomic>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "common/counting_new.hpp"
 #include "cpu/admission.hpp"
 #include "runtime/test_support.hpp"
+#include "tenferro/cpu_external.hpp"
 #include "tenferro/error.hpp"
 
 using namespace tenferro;
@@ -193,41 +195,63 @@ TEST_P(Scope, CallbackValuesAndExceptionsPassThroughUnchanged) {
   EXPECT_EQ(add_and_sum(owner, 30), expected_sum(30));
 }
 
-TEST_P(Scope, AChildTaskOnAnotherWorkerIsRejectedAndTheBackendWorksAfterwards) {
+// A oneTBB task started by the callback never deadlocks and never runs outside the admission. On
+// another thread (a worker of the backend's arena, budget 4) its entries are rejected by the owner
+// guard. On the callback thread itself -- where every task runs at budget 1, since the callback
+// runs in a one-slot arena (Note [Owner guard]) -- it is the callback running an op: ops and
+// sessions take the scope's loan, a nested scope is rejected.
+TEST_P(Scope, AChildTaskOfTheCallbackIsRejectedOffTheCallbackThreadAndTheBackendWorksAfterwards) {
   CpuBackend owner = make();
   CpuBackend clone = owner;
-  std::atomic<int> fallible{0}, infallible{0}, scopes{0};
+  struct Tally {
+    std::atomic<int> ops{0}, sessions{0}, scopes_rejected{0}, tasks{0};
+  } here, elsewhere;
+  auto child = [&](Tally& t) {
+    ++t.tasks;
+    try {
+      if (add_and_sum(clone, 4) == expected_sum(4)) ++t.ops;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::RuntimeState);
+    }
+    try {
+      clone.with_session([](Session&) {});
+      ++t.sessions;
+    } catch (const ContractViolation&) {
+    }
+    try {
+      clone.with_execution_scope([] {});
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::RuntimeState) ++t.scopes_rejected;
+    }
+  };
   owner.with_execution_scope([&] {
-    const bool elsewhere = test_support::run_on_other_tbb_thread([&] {
-      try {
-        add_and_sum(clone, 4);
-      } catch (const Error& e) {
-        if (e.kind() == ErrorKind::RuntimeState) ++fallible;
-      }
-      try {
-        clone.with_session([](Session&) {});
-      } catch (const ContractViolation&) {
-        ++infallible;
-      }
-      try {
-        clone.with_execution_scope([] {});
-      } catch (const Error& e) {
-        if (e.kind() == ErrorKind::RuntimeState) ++scopes;
-      }
-    });
-    ASSERT_TRUE(elsewhere) << "no other TBB thread picked up the child task";
+    const auto callback_thread = std::this_thread::get_id();
+    tbb::task_group tg;
+    for (int i = 0; i < 8; ++i)
+      tg.run([&] { child(std::this_thread::get_id() == callback_thread ? here : elsewhere); });
+    tg.wait();
+    if (threads() > 1) {
+      EXPECT_TRUE(test_support::run_on_other_tbb_thread([&] { child(elsewhere); }))
+          << "no worker of the backend's arena picked up a child task";
+    }
     EXPECT_EQ(add_and_sum(clone, 8), expected_sum(8)) << "the callback thread keeps its loan";
   });
-  EXPECT_EQ(fallible.load(), 1);
-  EXPECT_EQ(infallible.load(), 1);
-  EXPECT_EQ(scopes.load(), 1);
+  if (threads() == 1)
+    EXPECT_EQ(elsewhere.tasks.load(), 0) << "budget 1: tasks stay on the callback thread";
+  EXPECT_EQ(here.ops.load(), here.tasks.load()) << "on the callback thread ops take the loan";
+  EXPECT_EQ(here.sessions.load(), here.tasks.load());
+  EXPECT_EQ(here.scopes_rejected.load(), here.tasks.load());
+  EXPECT_EQ(elsewhere.ops.load(), 0) << "off the callback thread every entry is rejected";
+  EXPECT_EQ(elsewhere.sessions.load(), 0);
+  EXPECT_EQ(elsewhere.scopes_rejected.load(), elsewhere.tasks.load());
+  EXPECT_EQ(here.tasks.load() + elsewhere.tasks.load(), 8 + (threads() > 1 ? 1 : 0));
   EXPECT_EQ(add_and_sum(owner, 40), expected_sum(40));
   EXPECT_EQ(owner.with_execution_scope([&] { return session_sum(owner); }), 6);
 }
 
 TEST_P(Scope, ExternalDomainIsUnsupportedAndKeepsOperationLevelAdmission) {
   tbb::task_arena arena(2);
-  CpuBackend ext = CpuBackend::external(arena, CpuSet{CpuSet::process_allowed().first()}, kind());
+  CpuBackend ext = external_backend(arena, CpuSet{CpuSet::process_allowed().first()}, kind());
   EXPECT_EQ(error_kind_of([&] { ext.with_execution_scope([] { return 1; }); }),
             ErrorKind::Unsupported);
   EXPECT_EQ(ext.executor_entries(), 0u);

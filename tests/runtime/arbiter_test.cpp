@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -186,4 +188,46 @@ TEST(Arbiter, PermitMoveTransfersOwnershipOnce) {
   EXPECT_EQ(a.active_count(), 1u);
   r = ResourcePermit();
   EXPECT_EQ(a.active_count(), 0u);
+}
+
+// A timed request that reaches its deadline leaves the queue as if it had never asked: a younger
+// waiter that was queued only behind it is granted at once, and the caller learns who held it up.
+TEST(Arbiter, ATimedOutWaiterLeavesAndUnblocksTheWaitersBehindIt) {
+  Arbiter a;
+  const detail::PermitHolder scope_holder{detail::PermitHolder::Kind::scope, 7, 4242};
+  auto holder = a.acquire(cpus({0}), 100, scope_holder);
+  std::string holders;
+  std::optional<ResourcePermit> younger;
+  std::thread timed([&] {
+    // Wants {0, 1}: blocked by the holder for its whole deadline.
+    auto p = a.acquire_until(cpus({0, 1}), 1, {}, detail::Reentry::allowed,
+                             Arbiter::Clock::now() + std::chrono::milliseconds(150), &holders);
+    EXPECT_FALSE(p.has_value());
+  });
+  wait_for_waiters(a, 1);
+  std::thread behind([&] { younger = a.acquire(cpus({1}), 2); });  // free, but queued behind W1
+  wait_for_waiters(a, 2);
+  timed.join();
+  behind.join();  // granted when the timed waiter left
+  ASSERT_TRUE(younger.has_value());
+  EXPECT_NE(holders.find("an execution scope of backend #7 on thread 4242"), std::string::npos)
+      << holders;
+  EXPECT_EQ(a.waiting_count(), 0u);
+  EXPECT_EQ(a.active_count(), 2u);
+}
+
+// Reentry::counted (public permits): the owner's own permits conflict too, and a counted request
+// waits its FIFO turn; held_conflict finds the owner's conflicting permit.
+TEST(Arbiter, CountedRequestsAreNeverReentrant) {
+  Arbiter a;
+  auto mine = a.acquire(cpus({0}), 5);
+  EXPECT_TRUE(a.try_acquire(cpus({0}), 5).has_value()) << "admissions are re-entrant";
+  EXPECT_FALSE(a.try_acquire(cpus({0}), 5, {}, detail::Reentry::counted).has_value());
+  EXPECT_TRUE(a.held_conflict(cpus({0, 3}), 5).has_value());
+  EXPECT_FALSE(a.held_conflict(cpus({3}), 5).has_value());
+  EXPECT_FALSE(a.held_conflict(cpus({0}), 6).has_value());
+  auto timed = a.acquire_until(cpus({0}), 5, {}, detail::Reentry::counted,
+                               Arbiter::Clock::now() + std::chrono::milliseconds(20), nullptr);
+  EXPECT_FALSE(timed.has_value());
+  EXPECT_EQ(a.waiting_count(), 0u);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "cpu/admission.hpp"
 #include "cpu/executor.hpp"
 #include "runtime/test_support.hpp"
+#include "tenferro/cpu_external.hpp"
 #include "tenferro/error.hpp"
 
 using namespace tenferro;
@@ -224,7 +226,7 @@ TEST(CpuBackend, ExternalDomainRunsOnTheCallersArenaAndNeverCreatesOne) {
   arena.initialize();
   const std::uint64_t created_before = detail::managed_arenas_created();
   {
-    CpuBackend ext = CpuBackend::external(arena, CpuSet{CpuSet::process_allowed().first()});
+    CpuBackend ext = external_backend(arena, CpuSet{CpuSet::process_allowed().first()});
     EXPECT_TRUE(ext.is_external());
     EXPECT_EQ(ext.threads(), 3);
     for (int i = 0; i < 5; ++i) {
@@ -249,6 +251,37 @@ TEST(CpuBackend, ExternalDomainRunsOnTheCallersArenaAndNeverCreatesOne) {
   EXPECT_EQ(v, 1);
 }
 
+TEST(CpuBackend, AttachAdoptsTheCallersArenaAndKeepsItAlive) {
+  const std::uint64_t created_before = detail::managed_arenas_created();
+  std::optional<CpuBackend> attached;
+  {
+    tbb::task_arena mine(3);
+    mine.execute([&] { attached = CpuBackend::attach(); });
+  }  // the caller's handle is gone; the backend's attached handle keeps the arena alive
+  ASSERT_TRUE(attached.has_value());
+  EXPECT_TRUE(attached->is_external());
+  EXPECT_EQ(attached->threads(), 3);
+  EXPECT_EQ(attached->cpus(), CpuSet::process_allowed());
+  for (int i = 0; i < 4; ++i)
+    run_operation(*attached, [&](ExecContext& ctx) {
+      EXPECT_EQ(tbb::this_task_arena::max_concurrency(), 3) << "not running in the adopted arena";
+      EXPECT_EQ(ctx.threads(), 3);
+    });
+  EXPECT_EQ(attached->executor_entries(), 4u);
+  EXPECT_EQ(error_kind_of([&] { attached->with_execution_scope([] {}); }), ErrorKind::Unsupported);
+  EXPECT_EQ(detail::managed_arenas_created(), created_before);
+  // From a thread in no arena yet, attach adopts a default one; a declared set is kept.
+  const CpuSet first{CpuSet::process_allowed().first()};
+  std::thread([&] {
+    const CpuBackend fresh = CpuBackend::attach(BackendKind::blas, first);
+    EXPECT_EQ(fresh.cpus(), first);
+    EXPECT_EQ(fresh.kind(), BackendKind::blas);
+    EXPECT_EQ(square_via(fresh, 7), 49);
+  }).join();
+  EXPECT_EQ(error_kind_of([] { (void)CpuBackend::attach(BackendKind::native, CpuSet{}); }),
+            ErrorKind::InvalidArgument);
+}
+
 TEST_P(Budget, ReentryFromTheSameThreadIsRejectedAndEverythingRecovers) {
   CpuBackend b = make(GetParam());
   CpuBackend other = make(GetParam());
@@ -262,28 +295,40 @@ TEST_P(Budget, ReentryFromTheSameThreadIsRejectedAndEverythingRecovers) {
   EXPECT_EQ(square_via(other, 3), 9);
 }
 
+// A worker task of an active session's callback that enters the backend is rejected by the owner
+// guard (Note [Owner guard], (b)) instead of queueing for the permit its caller holds. Sessions
+// and scopes are where user code runs inside an admission; their callbacks run in the backend's
+// arena, so at budget 1 (one-slot arena) no other thread can pick the task up: it runs on the
+// session thread, inside the session.
 TEST_P(Budget, ReentryFromAWorkerTaskIsRejectedWithoutDeadlock) {
   CpuBackend b = make(GetParam());
   int fallible_rejections = 0, infallible_rejections = 0;
-  run_operation(b, [&](ExecContext&) {
-    const bool elsewhere = test_support::run_on_other_tbb_thread([&] {
-      try {
-        square_via(b, 2);
-      } catch (const Error& e) {
-        if (e.kind() == ErrorKind::RuntimeState) ++fallible_rejections;
-      }
-      try {
-        b.with_session([](Session&) {});
-      } catch (const ContractViolation&) {
-        ++infallible_rejections;
-      }
-    });
-    ASSERT_TRUE(elsewhere) << "no other TBB thread picked up the child task";
+  b.with_session([&](Session&) {
+    const bool elsewhere = test_support::run_on_other_tbb_thread(
+        [&] {
+          try {
+            square_via(b, 2);
+          } catch (const Error& e) {
+            if (e.kind() == ErrorKind::RuntimeState) ++fallible_rejections;
+          }
+          try {
+            b.with_session([](Session&) {});
+          } catch (const ContractViolation&) {
+            ++infallible_rejections;
+          }
+        },
+        std::chrono::seconds(GetParam() > 1 ? 10 : 0));
+    EXPECT_EQ(elsewhere, GetParam() > 1) << "which thread picked up the child task";
   });
-  EXPECT_EQ(fallible_rejections, 1);
-  EXPECT_EQ(infallible_rejections, 1);
+  if (GetParam() > 1) {
+    EXPECT_EQ(fallible_rejections, 1);
+    EXPECT_EQ(infallible_rejections, 1);
+  } else {
+    EXPECT_EQ(fallible_rejections, 0) << "on the session thread the op runs in the session";
+    EXPECT_EQ(infallible_rejections, 0) << "the task did not run: not elsewhere";
+  }
   EXPECT_EQ(square_via(b, 5), 25);
-  // With nothing active, the same kind of task may use the backend (it is not helping anything).
+  // With nothing active, a task of the caller's arena may use the backend (it helps nothing).
   EXPECT_TRUE(test_support::run_on_other_tbb_thread([&] { EXPECT_EQ(square_via(b, 6), 36); }));
 }
 

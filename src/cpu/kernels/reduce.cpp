@@ -14,6 +14,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 
 namespace tenferro::detail {
@@ -113,6 +114,7 @@ typename Op::Acc reduce_run(ExecContext* par, const T* p, I n, I s) {
   using A = typename Op::Acc;
   if (n <= kReduceBlock) return block_run<Op>(p, n, s);
   const I nb = (n + kReduceBlock - 1) / kReduceBlock;
+  checked_bytes(nb, sizeof(A), "reduce (partial sums)");  // Note [Byte counts]
   SmallVector<A, 32> part(static_cast<std::size_t>(nb), A{});
   auto body = [&](I b, I e) {
     for (I k = b; k < e; ++k)
@@ -120,7 +122,7 @@ typename Op::Acc reduce_run(ExecContext* par, const T* p, I n, I s) {
           block_run<Op>(p + k * kReduceBlock * s, std::min(kReduceBlock, n - k * kReduceBlock), s);
   };
   if (par && par->may_parallelize(n))
-    par->parallel_for(nb, 1, body);
+    par->parallel_for_work(nb, 1, n, body);
   else
     body(0, nb);
   return tree_combine<Op>(part.data(), nb);
@@ -227,7 +229,7 @@ void run_inner(ExecContext& ctx, ReduceKind kind, const T* p, std::span<const I>
       out[o] = finalize<Out>(kind, reduce_run<Op>(nullptr, p + c.off, n, s), n);
   };
   if (ctx.may_parallelize(outputs * n))
-    ctx.parallel_for(outputs, std::max<I>(1, 4096 / std::max<I>(n, 1)), body);
+    ctx.parallel_for_work(outputs, std::max<I>(1, 4096 / std::max<I>(n, 1)), outputs * n, body);
   else
     body(0, outputs);
 }
@@ -249,8 +251,9 @@ void run_rows(ExecContext& ctx, ReduceKind kind, const T* p, const Layout& l, Ou
       for (I j = 0; j < w; ++j) o[j] = finalize<Out>(kind, acc[j], n);
     }
   };
-  if (tasks > 1 && ctx.may_parallelize(n * m * dims_numel(oshape)))
-    ctx.parallel_for(tasks, 1, body);
+  const I work = n * m * dims_numel(oshape);
+  if (tasks > 1 && ctx.may_parallelize(work))
+    ctx.parallel_for_work(tasks, 1, work, body);
   else
     body(0, tasks);
 }
@@ -281,7 +284,8 @@ void run(ExecContext& ctx, ReduceKind kind, const Tensor& x, std::span<const boo
     strides.push_back(l.rstrides[i]);
   }
   Tensor gathered(x.storage(), std::move(shape), std::move(strides), x.offset(), x.dtype());
-  std::unique_ptr<T[]> buf(new T[static_cast<std::size_t>(x.numel())]);
+  // x may be a broadcast view with far more elements than bytes (Note [Byte counts]).
+  std::unique_ptr<T[]> buf(new T[checked_bytes(x.numel(), x.dtype(), "reduce") / sizeof(T)]);
   copy_to_contiguous(gathered, buf.get(), x.dtype());
   const I n = dims_numel(l.rshape), outputs = dims_numel(l.kshape);
   const I kshape[1] = {outputs}, kstrides[1] = {n};

@@ -79,15 +79,16 @@ void run_gemm_units(ExecContext& ctx, const GemmProblem& p, Unit&& unit) {
   if (batch >= threads) {
     const std::int64_t per_matrix = std::max<std::int64_t>(1, p.m * p.n * p.k);
     const std::int64_t grain = std::max<std::int64_t>(1, (kGemmParallelMinFlops / 4) / per_matrix);
-    ctx.parallel_for(batch, grain,
-                     [&](std::int64_t b0, std::int64_t b1) { unit(b0, b1, std::int64_t{0}, p.m); });
+    ctx.parallel_for_work(batch, grain, p.flops(), [&](std::int64_t b0, std::int64_t b1) {
+      unit(b0, b1, std::int64_t{0}, p.m);
+    });
     return;
   }
   // Few batches: split each matrix's rows into blocks of at least 16 rows.
   const std::int64_t want = (threads + batch - 1) / batch * 2;
   const std::int64_t row_block = std::max<std::int64_t>(16, (p.m + want - 1) / want);
   const std::int64_t blocks = (p.m + row_block - 1) / row_block;
-  ctx.parallel_for(batch * blocks, 1, [&](std::int64_t u0, std::int64_t u1) {
+  ctx.parallel_for_work(batch * blocks, 1, p.flops(), [&](std::int64_t u0, std::int64_t u1) {
     for (std::int64_t u = u0; u < u1; ++u) {
       const std::int64_t b = u / blocks, r0 = (u % blocks) * row_block;
       unit(b, b + 1, r0, std::min(p.m, r0 + row_block));
