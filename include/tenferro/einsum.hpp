@@ -30,9 +30,11 @@
 //
 // Errors (tenferro::Error, nothing is computed): InvalidArgument for malformed subscripts, an
 // operand count that does not match the terms, a rank that does not match a term, an output
-// label repeated or absent from the inputs, negative integer labels; ShapeMismatch for a label
-// whose sizes disagree. Messages name the position in the spec string (or the operand/entry of
-// the integer form). See docs/einsum.md.
+// label repeated or absent from the inputs, negative integer labels, a shape with a negative
+// dimension or more than INT64_MAX elements, invalid EinsumOptions; ShapeMismatch for a label
+// whose sizes disagree. A result or intermediate too large to allocate is OutOfMemory (from the
+// dot_general or sum that would produce it). Messages name the position in the spec string (or the
+// operand/entry of the integer form). See docs/einsum.md.
 #pragma once
 
 #include <cstdint>
@@ -65,10 +67,12 @@ enum class EinsumStrategy {
 /// Settings of path search (einsum, einsum_path, prepare_einsum).
 struct EinsumOptions {
   EinsumStrategy strategy = EinsumStrategy::automatic;
-  /// automatic uses optimal search up to this many operands.
+  /// automatic uses optimal search up to this many operands (>= 0, else InvalidArgument).
   int optimal_limit = 8;
   /// When > 0: no intermediate (every step result but the final one) may have more elements.
-  /// A path search that cannot meet it throws InvalidArgument.
+  /// A path search that cannot meet it throws InvalidArgument. 0 (or +infinity) means no
+  /// limit; a negative or NaN value is InvalidArgument. A strategy outside the enumerators is
+  /// InvalidArgument too.
   double memory_limit = 0;
 };
 

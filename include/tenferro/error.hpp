@@ -20,6 +20,8 @@ enum class ErrorKind {
   RuntimeState,
   Unsupported,
   BackendFailure,
+  /// A byte count that cannot be represented or allocated (docs/errors.md, "Limits").
+  OutOfMemory,
 };
 
 /// Name of an error kind, e.g. "ShapeMismatch".

@@ -33,9 +33,13 @@ using Dims = SmallVector<std::int64_t, 6>;
 
 /// "[2, 3]"
 std::string dims_to_string(std::span<const std::int64_t> dims);
-/// Product of the dimensions (1 for rank 0).
+/// Product of the dimensions (1 for rank 0). Never overflows: 0 when a dimension is 0, INT64_MAX
+/// when the product does not fit in int64 (no tensor has that many elements: every shape is
+/// checked when a tensor is made, docs/errors.md "Limits"), and -1 when a dimension is negative
+/// (not a shape).
 std::int64_t dims_numel(std::span<const std::int64_t> shape);
-/// Row-major strides of a shape.
+/// Row-major strides of a shape (a stride that does not fit in int64, possible only in a
+/// zero-sized shape, saturates at INT64_MAX).
 Dims contiguous_strides(std::span<const std::int64_t> shape);
 
 namespace detail {
@@ -49,11 +53,22 @@ class Tensor {
  public:
   /// An undefined tensor.
   Tensor() = default;
-  /// A view of `storage`. Checks that every addressed element lies inside the storage.
+  /// A view of `storage` (strides and offset in elements, any sign of stride). InvalidArgument
+  /// unless: `storage` is not null, every dimension is >= 0 and the element count fits in int64,
+  /// there is one stride per dimension, offset >= 0, and every addressed element lies inside the
+  /// storage (checked without overflow, so huge strides or offsets are rejected, not wrapped).
+  /// Strides that address nothing are normalised so that offset arithmetic on the view cannot
+  /// overflow (Note [View invariant] in src/core/tensor.cpp): an empty view gets row-major
+  /// strides, and a size-1 dimension whose stride exceeds the storage's element count in
+  /// magnitude gets its row-major stride. Every other stride is kept as given.
   Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset, DType dtype);
-  /// A fresh contiguous tensor with uninitialised heap storage.
+  /// A fresh contiguous tensor with uninitialised heap storage. InvalidArgument for a negative
+  /// dimension or more than INT64_MAX elements; OutOfMemory when the byte count is not
+  /// representable or the heap cannot provide it (the message names the size).
   static Tensor empty(Dims shape, DType dtype);
-  /// A contiguous tensor adopting a storage of at least numel*itemsize bytes.
+  /// A contiguous tensor adopting `storage`. InvalidArgument unless the storage is not null, the
+  /// shape is valid (as for the constructor) and the storage holds at least numel * itemsize
+  /// bytes.
   static Tensor wrap_contiguous(StoragePtr storage, Dims shape, DType dtype);
 
   bool defined() const noexcept { return defined_; }
@@ -128,6 +143,9 @@ class Tensor {
   void set_aux(std::shared_ptr<detail::TensorAux> aux) noexcept { aux_ = std::move(aux); }
   /// Internal: a symbolic tensor (no storage) carrying only shape and dtype.
   static Tensor symbolic(Dims shape, DType dtype);
+  /// Internal: wrap_contiguous without any check, for outputs the library allocated itself from
+  /// this very shape (Note [Byte counts] in src/core/alloc.hpp); the hot path of every op.
+  static Tensor wrap_contiguous_unchecked(StoragePtr storage, Dims shape, DType dtype);
 
  private:
   std::int64_t element_offset(std::span<const std::int64_t> index, const char* op) const;

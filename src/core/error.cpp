@@ -16,6 +16,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
       return "Unsupported";
     case ErrorKind::BackendFailure:
       return "BackendFailure";
+    case ErrorKind::OutOfMemory:
+      return "OutOfMemory";
   }
   return "Unknown";
 }

@@ -1,8 +1,10 @@
 #include "tenferro/tensor.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 
 namespace tenferro {
@@ -16,10 +18,27 @@ std::string dims_to_string(std::span<const std::int64_t> dims) {
   return s + "]";
 }
 
+namespace {
+// a * b for a, b >= 0, INT64_MAX when the product does not fit. Strides of a zero-sized shape
+// such as [0, 2^62, 4] (whose later dimensions overflow) saturate instead of wrapping; they are
+// never used to address an element.
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {
+  std::int64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
+}
+}  // namespace
+
 std::int64_t dims_numel(std::span<const std::int64_t> shape) {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
-  return n;
+  bool zero = false, saturated = false;
+  for (auto d : shape) {
+    if (d < 0) return -1;
+    if (d == 0)
+      zero = true;
+    else if (!saturated && __builtin_mul_overflow(n, d, &n))
+      saturated = true;
+  }
+  return zero ? 0 : saturated ? std::numeric_limits<std::int64_t>::max() : n;
 }
 
 Dims contiguous_strides(std::span<const std::int64_t> shape) {
@@ -27,13 +46,14 @@ Dims contiguous_strides(std::span<const std::int64_t> shape) {
   std::int64_t acc = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     s[i] = acc;
-    acc *= shape[i] == 0 ? 1 : shape[i];
+    acc = saturating_mul(acc, shape[i] == 0 ? 1 : shape[i]);
   }
   return s;
 }
 
-namespace {
-void check_shape(std::span<const std::int64_t> shape, const char* op) {
+// Like NumPy, the product of the non-zero dimensions must fit too (so that every contiguous
+// stride is representable), even when another dimension is 0.
+void detail::check_shape(std::span<const std::int64_t> shape, std::string_view op) {
   std::int64_t n = 1;
   for (auto d : shape) {
     if (d < 0)
@@ -42,34 +62,64 @@ void check_shape(std::span<const std::int64_t> shape, const char* op) {
                                                   "; expected every dimension >= 0");
     if (d > 0 && n > std::numeric_limits<std::int64_t>::max() / d)
       throw Error(ErrorKind::InvalidArgument,
-                  std::string(op) + ": shape " + dims_to_string(shape) + " has too many elements");
-    n *= d;
+                  std::string(op) + ": shape " + dims_to_string(shape) +
+                      " has more elements than fit in int64; expected the product of the "
+                      "non-zero dimensions to be at most " +
+                      std::to_string(std::numeric_limits<std::int64_t>::max()));
+    if (d > 0) n *= d;
   }
 }
-}  // namespace
 
 Tensor::Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset, DType dtype) {
-  check_shape(shape, "Tensor");
+  detail::check_shape(shape, "Tensor");
   if (strides.size() != shape.size())
     throw Error(ErrorKind::InvalidArgument, "Tensor: strides " + dims_to_string(strides) +
                                                 " do not match the rank of shape " +
                                                 dims_to_string(shape));
-  std::int64_t n = dims_numel(shape);
-  if (storage && n > 0) {
-    // The addressed range [lo, hi] must lie inside the storage.
+  if (!storage)
+    throw Error(ErrorKind::InvalidArgument,
+                "Tensor: the storage is null (shape " + dims_to_string(shape) +
+                    "); expected a storage, e.g. Tensor::empty(shape, dtype).storage()");
+  const std::int64_t n = dims_numel(shape);
+  // Elements the storage holds (at most INT64_MAX).
+  const auto cap = static_cast<std::int64_t>(
+      std::min<std::size_t>(storage->bytes / dtype_size(dtype),
+                            static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())));
+  // The addressed range [lo, hi] must lie inside the storage; computed with checked arithmetic,
+  // so huge strides or offsets cannot wrap around into range. An empty view addresses nothing
+  // but its offset must still lie in [0, cap] (data_ptr() points there).
+  bool ok = offset >= 0 && offset <= cap;
+  if (ok && n > 0) {
     std::int64_t lo = offset, hi = offset;
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-      std::int64_t ext = (shape[i] - 1) * strides[i];
-      (ext < 0 ? lo : hi) += ext;
+    for (std::size_t i = 0; ok && i < shape.size(); ++i) {
+      std::int64_t ext = 0;
+      ok = !__builtin_mul_overflow(shape[i] - 1, strides[i], &ext) &&
+           !__builtin_add_overflow(ext < 0 ? lo : hi, ext, ext < 0 ? &lo : &hi);
     }
-    auto cap = static_cast<std::int64_t>(storage->bytes / dtype_size(dtype));
-    if (lo < 0 || hi >= cap)
-      throw Error(ErrorKind::InvalidArgument, "Tensor: view (shape " + dims_to_string(shape) +
-                                                  ", strides " + dims_to_string(strides) +
-                                                  ", offset " + std::to_string(offset) +
-                                                  ") addresses elements outside a storage of " +
-                                                  std::to_string(cap) + " elements");
+    ok = ok && lo >= 0 && hi < cap;
   }
+  if (ok) {
+    // Note [View invariant]: a stride that addresses nothing -- every stride of an empty view,
+    // the stride of a size-1 dimension -- may be anything the caller likes, but offset
+    // arithmetic on views (kernels' incremental walks, slice/diag offsets) must not overflow.
+    // So an empty view takes row-major strides (bounded by its shape, whose non-zero product
+    // fits in int64), and a size-1 dimension whose stride exceeds the storage's element count
+    // in magnitude takes its row-major stride (at most numel <= cap). Every other stride is kept.
+    if (n == 0) {
+      strides = contiguous_strides(shape);
+    } else {
+      for (std::size_t i = 0; i < shape.size(); ++i)
+        if (shape[i] == 1 && (strides[i] > cap || strides[i] < -cap))
+          strides[i] = dims_numel(std::span<const std::int64_t>(shape).subspan(i + 1));
+    }
+  }
+  if (!ok)
+    throw Error(ErrorKind::InvalidArgument,
+                "Tensor: view (shape " + dims_to_string(shape) + ", strides " +
+                    dims_to_string(strides) + ", offset " + std::to_string(offset) +
+                    ") addresses elements outside a storage of " + std::to_string(cap) +
+                    " elements; expected offset >= 0 and every addressed element in [0, " +
+                    std::to_string(cap) + ")");
   storage_ = std::move(storage);
   shape_ = std::move(shape);
   strides_ = std::move(strides);
@@ -80,22 +130,44 @@ Tensor::Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset
 }
 
 Tensor Tensor::empty(Dims shape, DType dtype) {
-  check_shape(shape, "empty");
-  auto bytes = static_cast<std::size_t>(dims_numel(shape)) * dtype_size(dtype);
-  return wrap_contiguous(StoragePtr(heap_storage(bytes)), std::move(shape), dtype);
+  return detail::empty_for(std::move(shape), dtype, "empty");
+}
+
+Tensor detail::empty_for(Dims shape, DType dtype, std::string_view op) {
+  detail::check_shape(shape, op);
+  const std::size_t bytes = detail::checked_bytes(shape, dtype, op);
+  return Tensor::wrap_contiguous_unchecked(StoragePtr(detail::heap_storage_for(bytes, op)),
+                                           std::move(shape), dtype);
 }
 
 Tensor Tensor::wrap_contiguous(StoragePtr storage, Dims shape, DType dtype) {
+  detail::check_shape(shape, "wrap_contiguous");
+  if (!storage)
+    throw Error(ErrorKind::InvalidArgument, "wrap_contiguous: the storage is null (shape " +
+                                                dims_to_string(shape) + "); expected a storage");
+  const auto need =
+      static_cast<unsigned __int128>(dims_numel(shape)) * dtype_size(dtype);  // no overflow
+  if (need > storage->bytes)
+    throw Error(ErrorKind::InvalidArgument,
+                "wrap_contiguous: shape " + dims_to_string(shape) + " " +
+                    std::string(dtype_name(dtype)) + " needs " + std::to_string(dims_numel(shape)) +
+                    " elements of " + std::to_string(dtype_size(dtype)) +
+                    " bytes but the storage holds " + std::to_string(storage->bytes) + " bytes");
+  return wrap_contiguous_unchecked(std::move(storage), std::move(shape), dtype);
+}
+
+Tensor Tensor::wrap_contiguous_unchecked(StoragePtr storage, Dims shape, DType dtype) {
   // Every op output comes through here: strides and numel in one pass, no temporary Dims (the
-  // copy of `shape` only sizes the strides; Note [SmallVector fast copy]).
+  // copy of `shape` only sizes the strides; Note [SmallVector fast copy]). The caller sized the
+  // storage from this shape with checked_bytes (Note [Byte counts]), so nothing is checked.
   Tensor t;
   t.strides_ = shape;
   std::int64_t acc = 1, n = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     const std::int64_t d = shape[i];
     t.strides_[i] = acc;
-    acc *= d == 0 ? 1 : d;
-    n *= d;
+    acc = saturating_mul(acc, d == 0 ? 1 : d);
+    n = saturating_mul(n, d);  // a 0 anywhere makes it 0, even after saturating
   }
   t.numel_ = n;
   t.shape_ = std::move(shape);
@@ -106,7 +178,7 @@ Tensor Tensor::wrap_contiguous(StoragePtr storage, Dims shape, DType dtype) {
 }
 
 Tensor Tensor::symbolic(Dims shape, DType dtype) {
-  check_shape(shape, "symbolic");
+  detail::check_shape(shape, "symbolic");
   Tensor t;
   t.numel_ = dims_numel(shape);
   t.strides_ = contiguous_strides(shape);
@@ -189,15 +261,21 @@ template <class T>
 void Tensor::set(std::span<const std::int64_t> index, T value) {
   check_dtype(dtype_v<T>, "set");
   std::int64_t off = element_offset(index, "set");
-  static_cast<T*>(data_ptr())[off] = value;
+  T* base = static_cast<T*>(data_ptr());
+  storage_->note_write("Tensor::set");  // Note [Version counter]
+  base[off] = value;
 }
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
   check_dtype(dtype_v<T>, "to_vector");
-  std::vector<T> out(static_cast<std::size_t>(numel_));
-  if (numel_ > 0) detail::copy_to_contiguous(*this, out.data(), dtype_);
-  return out;
+  // A broadcast view may have far more elements than bytes (Note [Byte counts]).
+  detail::checked_bytes(numel_, dtype_, "to_vector");
+  return detail::translate_heap_failure("to_vector", [&] {
+    std::vector<T> out(static_cast<std::size_t>(numel_));
+    if (numel_ > 0) detail::copy_to_contiguous(*this, out.data(), dtype_);
+    return out;
+  });
 }
 
 template <class T>

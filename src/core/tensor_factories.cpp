@@ -1,17 +1,21 @@
 // Tensor construction. Factories allocate heap storage (not an engine pool): they run outside
 // any backend operation.
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <numbers>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 #include "tenferro/tensor.hpp"
 
 namespace tenferro {
 
 namespace {
+// Errors (shape, byte count, heap) name `op` (Note [Byte counts] in src/core/alloc.hpp).
 template <class F>
-Tensor fill_with(Dims shape, DType dtype, F&& value_at) {
-  Tensor t = Tensor::empty(std::move(shape), dtype);
+Tensor fill_with(Dims shape, DType dtype, std::string_view op, F&& value_at) {
+  Tensor t = detail::empty_for(std::move(shape), dtype, op);
   visit_dtype(dtype, [&](auto z) {
     using T = decltype(z);
     T* p = static_cast<T*>(t.data_ptr());
@@ -46,24 +50,35 @@ double standard_normal(std::uint64_t seed, std::uint64_t i) {
 }
 }  // namespace
 
-Tensor full(Dims shape, Scalar value, DType dtype) {
+namespace {
+Tensor full_named(Dims shape, Scalar value, DType dtype, std::string_view op) {
   if (!is_complex(dtype) && value.imag() != 0.0)
-    throw Error(ErrorKind::DTypeMismatch, "full: value has an imaginary part but dtype " +
+    throw Error(ErrorKind::DTypeMismatch, std::string(op) +
+                                              ": value has an imaginary part but dtype " +
                                               std::string(dtype_name(dtype)) + " is real");
-  return fill_with(std::move(shape), dtype,
+  return fill_with(std::move(shape), dtype, op,
                    [&](std::int64_t, auto z) { return from_scalar<decltype(z)>(value); });
 }
-Tensor zeros(Dims shape, DType dtype) { return full(std::move(shape), 0.0, dtype); }
-Tensor ones(Dims shape, DType dtype) { return full(std::move(shape), 1.0, dtype); }
-Tensor scalar_tensor(Scalar value, DType dtype) { return full(Dims{}, value, dtype); }
+}  // namespace
+
+Tensor full(Dims shape, Scalar value, DType dtype) {
+  return full_named(std::move(shape), value, dtype, "full");
+}
+Tensor zeros(Dims shape, DType dtype) { return full_named(std::move(shape), 0.0, dtype, "zeros"); }
+Tensor ones(Dims shape, DType dtype) { return full_named(std::move(shape), 1.0, dtype, "ones"); }
+Tensor scalar_tensor(Scalar value, DType dtype) {
+  return full_named(Dims{}, value, dtype, "scalar_tensor");
+}
 
 template <class T>
 Tensor from_vector(const std::vector<T>& values, Dims shape) {
-  Tensor t = Tensor::empty(shape, dtype_v<T>);
-  if (static_cast<std::int64_t>(values.size()) != t.numel())
+  detail::check_shape(shape, "from_vector");
+  if (static_cast<std::int64_t>(values.size()) != dims_numel(shape))
     throw Error(ErrorKind::ShapeMismatch, "from_vector: " + std::to_string(values.size()) +
                                               " values cannot fill shape " + dims_to_string(shape) +
-                                              " (" + std::to_string(t.numel()) + " elements)");
+                                              " (" + std::to_string(dims_numel(shape)) +
+                                              " elements)");
+  Tensor t = detail::empty_for(std::move(shape), dtype_v<T>, "from_vector");
   std::copy(values.begin(), values.end(), static_cast<T*>(t.data_ptr()));
   return t;
 }
@@ -73,11 +88,12 @@ template Tensor from_vector<c64>(const std::vector<c64>&, Dims);
 template Tensor from_vector<c128>(const std::vector<c128>&, Dims);
 
 Tensor from_values(std::initializer_list<double> values, Dims shape, DType dtype) {
+  detail::check_shape(shape, "from_values");
   if (static_cast<std::int64_t>(values.size()) != dims_numel(shape))
     throw Error(ErrorKind::ShapeMismatch, "from_values: " + std::to_string(values.size()) +
                                               " values cannot fill shape " + dims_to_string(shape));
   const double* v = values.begin();
-  return fill_with(std::move(shape), dtype,
+  return fill_with(std::move(shape), dtype, "from_values",
                    [&](std::int64_t i, auto z) { return from_scalar<decltype(z)>(v[i]); });
 }
 
@@ -87,9 +103,20 @@ Tensor arange(double start, double stop, double step, DType dtype) {
                 "arange: expected finite start/stop and a non-zero step, got start " +
                     std::to_string(start) + ", stop " + std::to_string(stop) + ", step " +
                     std::to_string(step));
-  double count = std::ceil((stop - start) / step);
+  // (stop - start) / step may be huge or infinite (it overflows double for extreme finite
+  // bounds): the count is checked before it becomes an integer.
+  const double count = std::ceil((stop - start) / step);
+  constexpr double kMaxCount = 0x1p63;  // INT64_MAX + 1
+  if (!(count < kMaxCount)) {
+    char text[160];
+    std::snprintf(text, sizeof text, "start %.17g, stop %.17g, step %.17g give %.6g elements",
+                  start, stop, step, count);
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("arange: ") + text + "; expected at most " +
+                    std::to_string(std::numeric_limits<std::int64_t>::max()));
+  }
   auto n = static_cast<std::int64_t>(count > 0 ? count : 0);
-  return fill_with(Dims{n}, dtype, [&](std::int64_t i, auto z) {
+  return fill_with(Dims{n}, dtype, "arange", [&](std::int64_t i, auto z) {
     return from_scalar<decltype(z)>(start + static_cast<double>(i) * step);
   });
 }
@@ -99,7 +126,7 @@ Tensor arange(std::int64_t n, DType dtype) {
 
 Tensor rand(Dims shape, std::uint64_t seed, DType dtype) {
   bool cplx = is_complex(dtype);
-  return fill_with(std::move(shape), dtype, [&](std::int64_t i, auto z) {
+  return fill_with(std::move(shape), dtype, "rand", [&](std::int64_t i, auto z) {
     auto u = static_cast<std::uint64_t>(i);
     if (cplx) return from_scalar<decltype(z)>({uniform01(seed, 2 * u), uniform01(seed, 2 * u + 1)});
     return from_scalar<decltype(z)>(uniform01(seed, u));
@@ -108,7 +135,7 @@ Tensor rand(Dims shape, std::uint64_t seed, DType dtype) {
 
 Tensor randn(Dims shape, std::uint64_t seed, DType dtype) {
   bool cplx = is_complex(dtype);
-  return fill_with(std::move(shape), dtype, [&](std::int64_t i, auto z) {
+  return fill_with(std::move(shape), dtype, "randn", [&](std::int64_t i, auto z) {
     auto u = static_cast<std::uint64_t>(i);
     if (cplx)
       return from_scalar<decltype(z)>({standard_normal(seed, 2 * u) * std::numbers::sqrt2 / 2,
@@ -120,8 +147,19 @@ Tensor randn(Dims shape, std::uint64_t seed, DType dtype) {
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   if (!a.defined() || !b.defined())
     throw Error(ErrorKind::InvalidArgument, "allclose: both tensors must be defined");
+  // A NaN tolerance would make every comparison false, i.e. everything "close".
+  if (!(rtol >= 0) || !(atol >= 0))
+    throw Error(ErrorKind::InvalidArgument, "allclose: rtol " + std::to_string(rtol) +
+                                                " and atol " + std::to_string(atol) +
+                                                "; expected non-negative tolerances (not NaN)");
   if (!(a.shape() == b.shape())) return false;
-  std::vector<c128> va(static_cast<std::size_t>(a.numel())), vb(va.size());
+  // Broadcast views may have far more elements than bytes (Note [Byte counts]).
+  const std::size_t bytes = detail::checked_bytes(a.numel(), DType::c128, "allclose");
+  std::vector<c128> va, vb;
+  detail::translate_heap_failure("allclose", [&] {
+    va.resize(bytes / sizeof(c128));
+    vb.resize(va.size());
+  });
   detail::copy_to_contiguous(a, va.data(), DType::c128);
   detail::copy_to_contiguous(b, vb.data(), DType::c128);
   for (std::size_t i = 0; i < va.size(); ++i) {

@@ -1,5 +1,8 @@
 // Printing: a header line, then nested brackets; dimensions longer than 6 show their first and
-// last 3 entries around "...", once the tensor has more than 1000 elements.
+// last 3 entries around "...", once the tensor has more than 1000 elements. When even the elided
+// form would show more than kShowAtMost values (many short dimensions, e.g. a broadcast view of
+// shape [2, 2, ..., 2]), only the header and a count are printed.
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 
@@ -9,7 +12,17 @@
 namespace tenferro {
 
 namespace {
-constexpr std::int64_t kElideAbove = 1000, kEdge = 3;
+constexpr std::int64_t kElideAbove = 1000, kEdge = 3, kShowAtMost = 10000;
+
+// Values the (possibly elided) form shows, saturating at kShowAtMost + 1.
+std::int64_t shown(const Tensor& t, bool elide) {
+  std::int64_t n = 1;
+  for (std::int64_t d : t.shape()) {
+    n *= elide ? std::min(d, 2 * kEdge) : d;
+    if (n > kShowAtMost) return kShowAtMost + 1;
+  }
+  return n;
+}
 
 template <class T>
 std::string format_value(T v) {
@@ -53,6 +66,8 @@ std::string Tensor::to_string() const {
   if (requires_grad()) out += ", requires_grad";
   if (!storage_) return out + ", symbolic)";
   out += ")\n";
+  if (shown(*this, numel_ > kElideAbove) > kShowAtMost)
+    return out + "[... " + std::to_string(numel_) + " elements not shown ...]";
   visit_dtype(dtype_, [&](auto z) {
     using T = decltype(z);
     print_dim(out, static_cast<const T*>(data_ptr()), *this, 0, 0, numel_ > kElideAbove);

@@ -1,8 +1,13 @@
 // The output buffer pool: Note [Buffer pool ownership] in buffer_pool.hpp.
 #include "cpu/buffer_pool.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <new>
+#include <string>
+
+#include "core/alloc.hpp"
+#include "cpu/fork.hpp"
 
 namespace tenferro::detail {
 namespace {
@@ -27,11 +32,21 @@ std::size_t BufferPool::class_capacity(std::size_t bytes) noexcept {
   return kMinClassBytes << class_of(bytes);
 }
 
-BufferPool* BufferPool::create(std::size_t limit_bytes) { return new BufferPool(limit_bytes); }
+BufferPool* BufferPool::create(std::size_t limit_bytes) {
+  auto* pool = new BufferPool(limit_bytes);
+  pool->fork_generation_ = fork_generation();
+  return pool;
+}
 
 Storage* BufferPool::acquire(std::size_t bytes) {
+  // Note [Byte counts] (src/core/alloc.hpp): OutOfMemory, never std::bad_alloc.
   const int cls = class_of(bytes);
-  if (cls >= kClasses) throw std::bad_alloc();
+  if (cls >= kClasses || bytes > allocation_limit())
+    throw_out_of_memory(
+        "buffer pool",
+        std::to_string(bytes) + " bytes: more than the largest allocation of " +
+            std::to_string(std::min(allocation_limit(), kMinClassBytes << (kClasses - 1))) +
+            " bytes");
   const std::size_t cap = kMinClassBytes << cls;
   {
     std::lock_guard lock(mu_);
@@ -53,11 +68,14 @@ Storage* BufferPool::acquire(std::size_t bytes) {
   void* block = nullptr;
   try {
     block = ::operator new (kHeader + cap, std::align_val_t{kAlign});
-  } catch (...) {
-    std::lock_guard lock(mu_);
-    --outstanding_buffers_;
-    outstanding_bytes_ -= cap;
-    throw;
+  } catch (const std::bad_alloc&) {
+    {
+      std::lock_guard lock(mu_);
+      --outstanding_buffers_;
+      outstanding_bytes_ -= cap;
+    }
+    throw_out_of_memory("buffer pool",
+                        std::to_string(kHeader + cap) + " bytes: the heap is exhausted");
   }
   auto* s = new (block) Storage;
   s->data = static_cast<char*>(block) + kHeader;
@@ -68,7 +86,14 @@ Storage* BufferPool::acquire(std::size_t bytes) {
 }
 
 void BufferPool::release_hook(Storage* s) noexcept {
-  static_cast<BufferPool*>(s->owner)->give_back(s);
+  auto* pool = static_cast<BufferPool*>(s->owner);
+  if (pool->fork_generation_ != fork_generation()) {
+    // Note [Fork]: a parent's pool may have been frozen mid-update (its lock held by a thread
+    // that does not exist here). Its storages dying in the child go straight to the heap.
+    free_block(s);
+    return;
+  }
+  pool->give_back(s);
 }
 
 void BufferPool::give_back(Storage* s) noexcept {

@@ -40,7 +40,8 @@ class BufferPool {
   void close() noexcept;
 
   /// A storage of at least `bytes` usable bytes (64-byte aligned, uninitialised) with one
-  /// reference; its `bytes` field is the requested size. Throws std::bad_alloc on a heap failure.
+  /// reference; its `bytes` field is the requested size. Throws Error{OutOfMemory}
+  /// (Note [Byte counts], src/core/alloc.hpp) on a heap failure or a size above the limit.
   Storage* acquire(std::size_t bytes);
 
   BufferPoolStats stats() const;
@@ -59,6 +60,7 @@ class BufferPool {
   void trim_to(std::size_t bytes) noexcept;  // mu_ held
   static int class_of(std::size_t bytes) noexcept;
 
+  std::uint64_t fork_generation_ = 0;  // Note [Fork]: frees, never locks, in a later generation
   mutable SpinLock mu_;
   std::array<Storage*, kClasses> free_{};  // intrusive lists through the blocks' data
   std::size_t limit_;

@@ -227,7 +227,33 @@ RawPath evaluate_pairs(const PathProblem& p, std::span<const std::pair<int, int>
   return r;
 }
 
+namespace {
+void check_options(const EinsumOptions& o) {
+  switch (o.strategy) {
+    case EinsumStrategy::automatic:
+    case EinsumStrategy::optimal:
+    case EinsumStrategy::greedy:
+    case EinsumStrategy::sequential:
+      break;
+    default:
+      throw Error(ErrorKind::InvalidArgument,
+                  "einsum: EinsumOptions::strategy has value " +
+                      std::to_string(static_cast<int>(o.strategy)) +
+                      "; expected automatic, optimal, greedy or sequential");
+  }
+  if (o.optimal_limit < 0)
+    throw Error(ErrorKind::InvalidArgument, "einsum: EinsumOptions::optimal_limit is " +
+                                                std::to_string(o.optimal_limit) +
+                                                "; expected >= 0");
+  if (!(o.memory_limit >= 0))  // also NaN
+    throw Error(ErrorKind::InvalidArgument,
+                "einsum: EinsumOptions::memory_limit is " + std::to_string(o.memory_limit) +
+                    "; expected a number of elements >= 0 (0 for no limit), not NaN");
+}
+}  // namespace
+
 RawPath find_path(const PathProblem& p, const EinsumOptions& o) {
+  check_options(o);
   const int n = static_cast<int>(p.operands.size());
   EinsumStrategy strategy = o.strategy;
   if (strategy == EinsumStrategy::automatic)

@@ -2,6 +2,7 @@
 #include "einsum/subscripts.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace tenferro::detail::einsum {
 namespace {
@@ -163,6 +164,15 @@ Subscripts integer_subscripts(std::span<const std::vector<std::int64_t>> inputs,
   return s;
 }
 
+namespace {
+// "[2, 3]" (dims_to_string lives in the core library, which the einsum fuzzer does not link).
+std::string shape_text(std::span<const std::int64_t> shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+}  // namespace
+
 Network bind_shapes(const Subscripts& s, std::span<const Shape> shapes) {
   const std::size_t n = s.inputs.size();
   if (shapes.size() != n)
@@ -172,6 +182,19 @@ Network bind_shapes(const Subscripts& s, std::span<const Shape> shapes) {
                                     : "the spec " + quoted(s.text) + " names ") +
                     std::to_string(n) + " operand(s) but " + std::to_string(shapes.size()) +
                     " were given; expected one operand per term");
+  // Every shape must be a tensor shape: dimensions >= 0, the non-zero ones multiplying to at
+  // most INT64_MAX (as Tensor checks; einsum_path and prepare_einsum take bare shapes).
+  for (std::size_t k = 0; k < n; ++k) {
+    std::int64_t numel = 1;
+    for (std::int64_t d : shapes[k]) {
+      if (d < 0 || (d > 0 && __builtin_mul_overflow(numel, d, &numel)))
+        throw Error(ErrorKind::InvalidArgument,
+                    "einsum: operand " + std::to_string(k) + " has shape " + shape_text(shapes[k]) +
+                        (d < 0 ? "; expected every dimension >= 0"
+                               : ", more elements than fit in int64; expected at most " +
+                                     std::to_string(std::numeric_limits<std::int64_t>::max())));
+    }
+  }
   // Ranks and the ellipsis width of each operand.
   SmallVector<std::int64_t, 8> ell(n, 0);
   std::int64_t width = 0;

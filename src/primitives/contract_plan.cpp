@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 #include "cpu/providers/gemm_provider.hpp"
 #include "primitives/contract.hpp"
@@ -109,7 +110,8 @@ void pack(ExecContext& ctx, const Tensor& t, Operand& op, bool lhs, DType ct, St
   add(lhs ? op.free : op.contract);
   add(lhs ? op.contract : op.free);
   Tensor view(t.storage(), shape, strides, t.offset(), t.dtype());
-  keep = StoragePtr(ctx.allocate(static_cast<std::size_t>(view.numel()) * dtype_size(ct)));
+  // A broadcast operand may have far more elements than bytes behind it (Note [Byte counts]).
+  keep = StoragePtr(ctx.allocate(checked_bytes(view.numel(), ct, "dot_general")));
   copy_to_contiguous(view, keep->data, ct);
   Dims packed = contiguous_strides(shape);
   std::size_t i = 0;
@@ -240,7 +242,7 @@ void plan_general(ExecContext& ctx, const Tensor& a, const Tensor& b, const DotD
     (i < nb + nm ? c_m : c_n).push_back({out.shape()[i], out.strides()[i]});
   p.c = out.data_ptr();
   if (out.dtype() != ct) {
-    c_keep = StoragePtr(ctx.allocate(static_cast<std::size_t>(out.numel()) * dtype_size(ct)));
+    c_keep = StoragePtr(ctx.allocate(checked_bytes(out.numel(), ct, "dot_general")));
     p.c = c_keep->data;
   }
   std::int64_t unused;
@@ -278,7 +280,7 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
     plan_general(ctx, a, b, d, out, ct, p, a_keep, b_keep, c_keep);
   run_gemm(ctx, p);
   if (c_keep) {
-    Tensor tmp = Tensor::wrap_contiguous(c_keep, out.shape(), ct);
+    Tensor tmp = Tensor::wrap_contiguous_unchecked(c_keep, out.shape(), ct);
     copy_to_contiguous(tmp, out.data_ptr(), out.dtype());
   }
 }

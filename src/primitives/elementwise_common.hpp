@@ -15,6 +15,7 @@
 // then summed back over broadcast dimensions (sum_to_shape) and cast to the input's dtype.
 #pragma once
 
+#include <array>
 #include <string>
 
 #include "cpu/kernels/elementwise.hpp"
@@ -292,18 +293,31 @@ template <class Op>
 Tensor apply_binary(Scalar a, const Tensor& b) {
   return bind1(BinaryPrim<Op>(ScalarSide::left, a), std::span<const Tensor>(&b, 1));
 }
+/// "<Op::name>_into" as a static string (the storage keeps the pointer as the name of its last
+/// in-place writer, Note [Version counter] in tenferro/storage.hpp).
+template <class Op>
+struct IntoName {
+  static constexpr std::size_t size = std::char_traits<char>::length(Op::name);
+  static constexpr std::array<char, size + 6> value = [] {
+    std::array<char, size + 6> a{};
+    for (std::size_t i = 0; i < size; ++i) a[i] = Op::name[i];
+    for (std::size_t i = 0; i < 5; ++i) a[size + i] = "_into"[i];
+    return a;
+  }();
+};
 template <class Op>
 void unary_into(Tensor& out, const Tensor& x) {
-  bind_into(UnaryPrim<Op>(), std::span<const Tensor>(&x, 1), out);
+  bind_into(UnaryPrim<Op>(), std::span<const Tensor>(&x, 1), out, IntoName<Op>::value.data());
 }
 template <class Op>
 void binary_into(Tensor& out, const Tensor& a, const Tensor& b) {
   const Tensor in[2] = {a, b};
-  bind_into(BinaryPrim<Op>(), in, out);
+  bind_into(BinaryPrim<Op>(), in, out, IntoName<Op>::value.data());
 }
 template <class Op>
 void binary_into(Tensor& out, const Tensor& a, Scalar b) {
-  bind_into(BinaryPrim<Op>(ScalarSide::right, b), std::span<const Tensor>(&a, 1), out);
+  bind_into(BinaryPrim<Op>(ScalarSide::right, b), std::span<const Tensor>(&a, 1), out,
+            IntoName<Op>::value.data());
 }
 
 }  // namespace tenferro::detail

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/elementwise.hpp"
@@ -16,7 +17,8 @@ using I = std::int64_t;
 template <class D>
 const D* contiguous_as(const Tensor& t, std::unique_ptr<D[]>& hold) {
   if (t.is_contiguous() && t.dtype() == dtype_v<D>) return static_cast<const D*>(t.data_ptr());
-  hold.reset(new D[static_cast<std::size_t>(t.numel())]);
+  hold.reset(
+      new D[checked_bytes(t.numel(), dtype_v<D>, "reduce") / sizeof(D)]);  // Note [Byte counts]
   copy_to_contiguous(t, hold.get(), dtype_v<D>);
   return hold.get();
 }

@@ -1,6 +1,7 @@
 // Diagonals and triangles of the last two dims (batched): diag (a view), diag_embed, tril, triu.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "core/strided.hpp"
@@ -34,8 +35,11 @@ void diag_geometry(const Tensor& x, I k, Dims& shape, Dims& strides, I& offset) 
   strides = Dims(x.strides().begin(), x.strides().end() - 2);
   const I len = diag_length(m, n, k);
   shape.push_back(len);
-  strides.push_back(sm + sn);
-  offset = x.offset() + (len > 0 ? (k >= 0 ? k * sn : -k * sm) : 0);
+  // With len >= 2 both dims have size >= 2 and sm + sn lies within x's extent; a diagonal of
+  // length <= 1 never steps (and sm + sn may overflow for size-1 dims with huge strides).
+  strides.push_back(len > 1 ? sm + sn : 1);
+  // An empty diagonal (or an empty batch) keeps x's offset.
+  offset = x.offset() + (len > 0 && x.numel() > 0 ? (k >= 0 ? k * sn : -k * sm) : 0);
 }
 
 Tensor diag_view(const Tensor& x, I k) {
@@ -96,7 +100,13 @@ class DiagEmbedPrim final : public PrimitiveWith<DiagEmbedPrim> {
           "diag_embed: expected a tensor of rank >= 1 (a batch of vectors), got " + describe(in));
     const I len = in[0].shape().back();
     I m = rows_, n = cols_;
-    if (rows_ < 0) m = n = len + (k_ < 0 ? -k_ : k_);
+    if (rows_ < 0 &&
+        (k_ == std::numeric_limits<I>::min() || __builtin_add_overflow(len, k_ < 0 ? -k_ : k_, &m)))
+      throw Error(ErrorKind::InvalidArgument,
+                  "diag_embed: offset " + std::to_string(k_) + " with input " + describe(in) +
+                      " gives matrices of more than INT64_MAX rows; expected |offset| + length "
+                      "<= INT64_MAX");
+    if (rows_ < 0) n = m;
     if (diag_length(m, n, k_) != len)
       throw Error(ErrorKind::ShapeMismatch, "diag_embed: input " + describe(in) +
                                                 " does not fit diagonal " + std::to_string(k_) +
@@ -156,14 +166,17 @@ class TriPrim final : public PrimitiveWith<TriPrim> {
     copy_to_contiguous(in[0], out[0].data_ptr(), out[0].dtype());
     const Dims& s = out[0].shape();
     const I m = s[s.size() - 2], n = s[s.size() - 1];
-    const I batch = m * n == 0 ? 0 : out[0].numel() / (m * n);
+    const I batch = m == 0 || n == 0 ? 0 : out[0].numel() / m / n;
+    // Any k beyond the matrix acts like its edge value; clamping keeps i + k from overflowing
+    // (tril(x, INT64_MAX) keeps everything, triu(x, INT64_MAX) nothing).
+    const I k = std::clamp<I>(k_, -m - 1, n + 1);
     const std::size_t item = dtype_size(out[0].dtype());
     char* base = static_cast<char*>(out[0].data_ptr());
     for (I b = 0; b < batch; ++b)
       for (I i = 0; i < m; ++i) {
         // Zeroed columns of row i: [lo, hi).
-        const I lo = lower_ ? std::clamp<I>(i + k_ + 1, 0, n) : 0;
-        const I hi = lower_ ? n : std::clamp<I>(i + k_, 0, n);
+        const I lo = lower_ ? std::clamp<I>(i + k + 1, 0, n) : 0;
+        const I hi = lower_ ? n : std::clamp<I>(i + k, 0, n);
         if (hi > lo)
           std::memset(base + ((b * m + i) * n + lo) * static_cast<I>(item), 0,
                       static_cast<std::size_t>(hi - lo) * item);

@@ -56,7 +56,13 @@ class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
     const std::size_t a = check_concat(in, axis_);
     Dims shape = in[0].shape();
     shape[a] = 0;
-    for (const Tensor& t : in) shape[a] += t.shape()[a];
+    for (const Tensor& t : in)
+      if (__builtin_add_overflow(shape[a], t.shape()[a], &shape[a]))
+        throw Error(ErrorKind::InvalidArgument, "concatenate: inputs " + describe(in) +
+                                                    " add up to more than INT64_MAX along "
+                                                    "axis " +
+                                                    std::to_string(axis_) +
+                                                    "; expected a representable size");
     out.push_back({in[0].dtype(), std::move(shape)});
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/rules.hpp"
@@ -20,6 +21,7 @@ void copy_kernel(std::span<const Tensor> in, std::span<Tensor> out) {
 Dims resolve_reshape(const Tensor& x, std::span<const std::int64_t> target) {
   Dims shape(target);
   std::int64_t known = 1, infer_at = -1;
+  bool zero = false;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1 && infer_at < 0) {
       infer_at = static_cast<std::int64_t>(i);
@@ -27,10 +29,17 @@ Dims resolve_reshape(const Tensor& x, std::span<const std::int64_t> target) {
       throw Error(ErrorKind::InvalidArgument, "reshape: invalid target shape " +
                                                   dims_to_string(target) +
                                                   "; expected sizes >= 0 and at most one -1");
-    } else {
-      known *= shape[i];
+    } else if (shape[i] == 0) {
+      zero = true;
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      // As for any shape (Note [Byte counts]): the non-zero sizes' product must fit in int64.
+      throw Error(ErrorKind::InvalidArgument,
+                  "reshape: target shape " + dims_to_string(target) +
+                      " has more elements than fit in int64 (tensor of shape " +
+                      dims_to_string(x.shape()) + ")");
     }
   }
+  if (zero) known = 0;
   if (infer_at >= 0) {
     if (known == 0 || x.numel() % known != 0)
       throw Error(ErrorKind::ShapeMismatch, "reshape: cannot infer -1 in " +
@@ -196,7 +205,9 @@ SliceGeometry slice_geometry(std::span<const std::int64_t> shape, const SlicePar
   std::int64_t n = shape[static_cast<std::size_t>(axis)];
   auto clamp = [n](std::int64_t v) { return std::clamp(v < 0 ? v + n : v, std::int64_t{0}, n); };
   std::int64_t start = clamp(p.start), stop = clamp(p.stop);
-  std::int64_t count = stop > start ? (stop - start + p.step - 1) / p.step : 0;
+  // ceil((stop - start) / step) without forming stop - start + step - 1, which overflows for a
+  // huge step (a step beyond the extent selects exactly the start element).
+  std::int64_t count = stop > start ? (stop - start - 1) / p.step + 1 : 0;
   return {static_cast<std::size_t>(axis), start, count, p.step};
 }
 
@@ -216,8 +227,12 @@ class SlicePrim final : public PrimitiveWith<SlicePrim> {
     if (!in[0].has_storage()) return false;
     Dims shape = in[0].shape(), strides = in[0].strides();
     shape[g.axis] = g.count;
-    std::int64_t offset = in[0].offset() + (g.count > 0 ? g.start * strides[g.axis] : 0);
-    strides[g.axis] *= g.step;
+    // An empty result keeps the input's offset (its strides address nothing).
+    const bool some = g.count > 0 && in[0].numel() > 0;
+    std::int64_t offset = in[0].offset() + (some ? g.start * strides[g.axis] : 0);
+    // With two or more elements step < size, so the product stays within the input's extent;
+    // a dimension of size <= 1 keeps its stride (never used, and step * stride may overflow).
+    if (g.count > 1) strides[g.axis] *= g.step;
     out = Tensor(in[0].storage(), std::move(shape), std::move(strides), offset, in[0].dtype());
     return true;
   }
@@ -289,6 +304,7 @@ void SlicePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>,
 
 // ---- broadcast_to ----
 void check_broadcast(const Tensor& x, std::span<const std::int64_t> shape) {
+  check_shape(shape, "broadcast_to");  // a negative dimension is InvalidArgument, not a mismatch
   bool ok = shape.size() >= x.shape().size();
   std::size_t lead = ok ? shape.size() - x.shape().size() : 0;
   for (std::size_t i = 0; ok && i < x.shape().size(); ++i)

@@ -11,17 +11,28 @@
 
 namespace tenferro {
 
-/// New shape with the same element count; one entry may be -1 (inferred).
+/// New shape with the same element count; one entry may be -1 (inferred). InvalidArgument for
+/// another negative size, a second -1 or a shape whose non-zero sizes multiply beyond INT64_MAX;
+/// ShapeMismatch for a different element count (or a -1 that cannot be inferred).
 Tensor reshape(const Tensor& x, Dims shape);
 /// Reorders dimensions: output dim i is input dim axes[i]; axes is a permutation of 0..rank-1.
+/// As in NumPy's transpose, an axis may also be given as a negative number counting from the
+/// end (-1 is the last dimension): permute(x, {-1, 0}) on a matrix is its transpose. A list of
+/// another length, an axis outside [-rank, rank) or one named twice (also as 1 and -rank+1) is
+/// InvalidArgument.
 Tensor permute(const Tensor& x, Dims axes);
 /// Swaps two dimensions (default: the last two).
 Tensor transpose(const Tensor& x, std::int64_t a = -2, std::int64_t b = -1);
 /// Elements start, start+step, ... below stop along axis (step > 0; start/stop clamped to
-/// [0, size] after adding size to negative values, as in NumPy).
+/// [0, size] after adding size to negative values, as in NumPy). Any int64 start/stop is
+/// accepted (INT64_MIN clamps to 0, INT64_MAX to size); a step at least the remaining extent,
+/// up to INT64_MAX, selects just the start element. step <= 0 is InvalidArgument.
 Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop,
              std::int64_t step = 1);
-/// NumPy broadcasting of x to `shape` (size-1 or missing leading dims expand; stride 0).
+/// NumPy broadcasting of x to `shape` (size-1 or missing leading dims expand; stride 0). A
+/// negative dimension or more than INT64_MAX elements is InvalidArgument, sizes that do not
+/// broadcast ShapeMismatch. The view may have far more elements than x has bytes; an op that
+/// materialises it (copy, add, ...) throws OutOfMemory when the result cannot be allocated.
 Tensor broadcast_to(const Tensor& x, Dims shape);
 /// Removes a size-1 dimension.
 Tensor squeeze(const Tensor& x, std::int64_t axis);
