@@ -22,13 +22,21 @@
 //    z = x + iy, grad(L) = dL/dx + i dL/dy (= 2 dL/dz*). L = |z|^2 gives 2z.
 //  - Second order: forward over reverse (jvp of a function that calls grad) is supported.
 //    Reverse over reverse (grad of grad) and nested jvp are not: backward does not record.
+//  - Version counters: the tape saves tensors by reference. A saved tensor written in place
+//    afterwards (an `_into` op, Tensor::set, on it or on any view of its storage) makes
+//    backward/grad/pullback throw Error{RuntimeState} naming the op that saved it and the op
+//    that wrote it; forward mode refuses a tangent whose primal or own storage was written since
+//    it was attached. Writes through data_ptr() are not tracked (docs/autodiff.md).
 //  - Errors are tenferro::Error and leave tape and gradients unchanged.
 //  - Threads: grad mode is per thread. A graph may be built on one thread and run backward on
 //    another, but not concurrently from two threads.
 #pragma once
 
+#include <cstddef>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <new>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -70,7 +78,8 @@ struct BackwardOptions {
 
 /// Backpropagates from a real one-element `loss` (seed 1) into the leaves' grad().
 /// Throws InvalidArgument when loss does not require grad, has more than one element or is
-/// complex; RuntimeState when the graph was freed by an earlier backward. Nothing changes on error.
+/// complex; RuntimeState when the graph was freed by an earlier backward, or when a tensor it
+/// saved was written in place since (version counters). Nothing changes on error.
 void backward(const Tensor& loss, BackwardOptions options = {});
 /// Backpropagates `cotangent` (the output's shape: ShapeMismatch, dtype: DTypeMismatch) from any
 /// output that requires grad.
@@ -89,48 +98,126 @@ bool is_leaf(const Tensor& x) noexcept;
 
 // ---- Functional API ----
 
-/// A non-owning reference to a callable taking the input tensors and returning R (Tensor or
-/// std::vector<Tensor>). Accepts callables taking std::span<const Tensor> (no allocation) or
-/// const std::vector<Tensor>& (one vector per call). Valid only while the callable lives: the
-/// functional API calls it before returning.
+/// An owning, type-erased function of the input tensors returning R (Tensor or
+/// std::vector<Tensor>), like std::move_only_function: `ScalarFn f = [](std::span<const Tensor>
+/// x) { ... };` keeps its own copy of the lambda, so f stays valid after the lambda expression.
+/// Accepts any callable invocable as f(std::span<const Tensor>) (no allocation per call) or
+/// f(const std::vector<Tensor>&) (one vector per call) and returning something convertible to R:
+/// lambdas (move-only ones too), function objects, functions and function pointers.
+///  - Storage: callables of up to 32 bytes (a lambda capturing four references or pointers) that
+///    are nothrow-movable live inside the TensorFn with no heap allocation; larger ones are moved
+///    to the heap once, at construction. Pass std::ref(f) to refer to a callable you keep alive
+///    instead of copying it.
+///  - Move-only (moving is cheap and never allocates). The API takes `const ScalarFn&`, so
+///    `grad(f, x)` with a ScalarFn variable f copies nothing, and passing a lambda builds a
+///    temporary TensorFn that lives until the call returns.
+///  - The call is const but invokes the stored callable as a non-const lvalue (a `mutable`
+///    lambda may change its state); calls are not synchronised.
+///  - An empty TensorFn (default-constructed, moved from, or made from a null function pointer)
+///    throws Error{InvalidArgument} when called.
 template <class R>
 class TensorFn {
+  static constexpr std::size_t kInline = 4 * sizeof(void*);
+  template <class D>
+  static constexpr bool kFitsInline =
+      sizeof(D) <= kInline &&
+      alignof(D) <= alignof(std::max_align_t) && std::is_nothrow_move_constructible_v<D>;
+  template <class D>
+  static constexpr bool kTakesSpan = std::is_invocable_r_v<R, D&, std::span<const Tensor>>;
+  template <class D>
+  static constexpr bool kTakesVector = std::is_invocable_r_v<R, D&, const std::vector<Tensor>&>;
+
  public:
-  template <class F>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, TensorFn> &&
-           std::is_invocable_r_v<R, F&, std::span<const Tensor>>) TensorFn(F&& f)
-  noexcept  // NOLINT: implicit on purpose
-      : obj_(erase(f)),
-        call_([](void* o, std::span<const Tensor> in) -> R { return restore<F>(o)(in); }) {}
-  template <class F>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, TensorFn> &&
-           !std::is_invocable_r_v<R, F&, std::span<const Tensor>> &&
-           std::is_invocable_r_v<R, F&, const std::vector<Tensor>&>) TensorFn(F&& f)
-  noexcept  // NOLINT: implicit on purpose
-      : obj_(erase(f)), call_([](void* o, std::span<const Tensor> in) -> R {
-          return restore<F>(o)(std::vector<Tensor>(in.begin(), in.end()));
-        }) {}
-  R operator()(std::span<const Tensor> in) const { return call_(obj_, in); }
+  /// An empty function.
+  TensorFn() noexcept = default;
+  template <class F, class D = std::decay_t<F>>
+  requires(!std::is_same_v<D, TensorFn> && std::is_constructible_v<D, F> &&
+           (kTakesSpan<D> || kTakesVector<D>)) TensorFn(F&& f)  // NOLINT: implicit on purpose
+  noexcept(kFitsInline<D>&& std::is_nothrow_constructible_v<D, F>) {
+    if constexpr (std::is_pointer_v<std::remove_cvref_t<F>>)
+      if (f == nullptr) return;  // stays empty
+    if constexpr (kFitsInline<D>) {
+      ::new (static_cast<void*>(buf_)) D(std::forward<F>(f));
+      if constexpr (!std::is_trivially_copyable_v<D>) manage_ = &manage_inline<D>;
+      call_ = &invoke<D, false>;
+    } else {
+      ::new (static_cast<void*>(buf_)) D*(new D(std::forward<F>(f)));
+      manage_ = &manage_heap<D>;
+      call_ = &invoke<D, true>;
+    }
+  }
+  TensorFn(TensorFn&& o) noexcept { take(o); }
+  TensorFn& operator=(TensorFn&& o) noexcept {
+    if (this != &o) {
+      reset();
+      take(o);
+    }
+    return *this;
+  }
+  TensorFn(const TensorFn&) = delete;
+  TensorFn& operator=(const TensorFn&) = delete;
+  ~TensorFn() { reset(); }
+
+  /// False when empty.
+  explicit operator bool() const noexcept { return call_ != &empty_call; }
+  R operator()(std::span<const Tensor> in) const { return call_(buf_, in); }
 
  private:
-  template <class F>
-  static void* erase(F& f) noexcept {
-    if constexpr (std::is_function_v<F>)
-      return reinterpret_cast<void*>(&f);
+  enum class Op { move, destroy };
+  using Call = R (*)(void*, std::span<const Tensor>);
+  using Manage = void (*)(Op, void* self, void* from) noexcept;
+
+  template <class D, bool Heap>
+  static R invoke(void* b, std::span<const Tensor> in) {
+    D& f = [&]() -> D& {
+      if constexpr (Heap)
+        return **static_cast<D**>(b);
+      else
+        return *static_cast<D*>(b);
+    }();
+    if constexpr (kTakesSpan<D>)
+      return f(in);
     else
-      return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+      return f(std::vector<Tensor>(in.begin(), in.end()));
   }
-  template <class F>
-  static std::remove_reference_t<F>& restore(void* o) noexcept {
-    using T = std::remove_reference_t<F>;
-    if constexpr (std::is_function_v<T>)
-      return *reinterpret_cast<T*>(o);
+  template <class D>
+  static void manage_inline(Op op, void* self, void* from) noexcept {
+    if (op == Op::move) {
+      ::new (self) D(std::move(*static_cast<D*>(from)));
+      static_cast<D*>(from)->~D();
+    } else {
+      static_cast<D*>(self)->~D();
+    }
+  }
+  template <class D>
+  static void manage_heap(Op op, void* self, void* from) noexcept {
+    if (op == Op::move)
+      ::new (self) D*(*static_cast<D**>(from));
     else
-      return *static_cast<T*>(o);
+      delete *static_cast<D**>(self);
+  }
+  [[noreturn]] static R empty_call(void*, std::span<const Tensor>) {
+    throw Error(ErrorKind::InvalidArgument,
+                "TensorFn: the function is empty (default-constructed, moved from, or made from a "
+                "null function pointer)");
+  }
+  void reset() noexcept {
+    if (manage_) manage_(Op::destroy, buf_, nullptr);
+    manage_ = nullptr;
+    call_ = &empty_call;
+  }
+  void take(TensorFn& o) noexcept {
+    if (o.manage_)
+      o.manage_(Op::move, buf_, o.buf_);
+    else
+      std::memcpy(buf_, o.buf_, kInline);  // trivially copyable callable, or empty
+    call_ = std::exchange(o.call_, &empty_call);
+    manage_ = std::exchange(o.manage_, nullptr);
   }
 
-  void* obj_;
-  R (*call_)(void*, std::span<const Tensor>);
+  alignas(std::max_align_t) mutable unsigned char buf_[kInline] = {};
+  Call call_ = &empty_call;
+  Manage manage_ = nullptr;  // null: nothing to do to move (memcpy) or destroy
 };
 using ScalarFn = TensorFn<Tensor>;
 using MultiFn = TensorFn<std::vector<Tensor>>;
@@ -138,16 +225,16 @@ using MultiFn = TensorFn<std::vector<Tensor>>;
 /// Gradients of a real one-element f(inputs) with respect to each input (zeros for inputs that do
 /// not influence it). Records with grad mode on even under NoGradGuard. Throws InvalidArgument
 /// when f's result is undefined, complex or has more than one element.
-std::vector<Tensor> grad(ScalarFn f, std::span<const Tensor> inputs);
-std::vector<Tensor> grad(ScalarFn f, std::initializer_list<Tensor> inputs);
+std::vector<Tensor> grad(const ScalarFn& f, std::span<const Tensor> inputs);
+std::vector<Tensor> grad(const ScalarFn& f, std::initializer_list<Tensor> inputs);
 
 struct ValueAndGrad {
   Tensor value;
   std::vector<Tensor> grads;
 };
 /// f(inputs) and grad(f, inputs) from one evaluation.
-ValueAndGrad value_and_grad(ScalarFn f, std::span<const Tensor> inputs);
-ValueAndGrad value_and_grad(ScalarFn f, std::initializer_list<Tensor> inputs);
+ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs);
+ValueAndGrad value_and_grad(const ScalarFn& f, std::initializer_list<Tensor> inputs);
 
 /// The reverse-mode linear map of one evaluation, callable any number of times. Holds the graph.
 class Pullback {
@@ -172,10 +259,10 @@ struct VjpResult {
   Pullback pullback;
 };
 /// Evaluates f at primals and returns its outputs and pullback.
-VjpResult vjp(MultiFn f, std::span<const Tensor> primals);
-VjpResult vjp(MultiFn f, std::initializer_list<Tensor> primals);
-VjpResult vjp(ScalarFn f, std::span<const Tensor> primals);
-VjpResult vjp(ScalarFn f, std::initializer_list<Tensor> primals);
+VjpResult vjp(const MultiFn& f, std::span<const Tensor> primals);
+VjpResult vjp(const MultiFn& f, std::initializer_list<Tensor> primals);
+VjpResult vjp(const ScalarFn& f, std::span<const Tensor> primals);
+VjpResult vjp(const ScalarFn& f, std::initializer_list<Tensor> primals);
 
 struct JvpResult {
   std::vector<Tensor> outputs;
@@ -183,16 +270,17 @@ struct JvpResult {
 };
 /// Forward mode: f's outputs at primals and their directional derivatives along `tangents` (one
 /// per primal, the primal's shape and dtype: ShapeMismatch / DTypeMismatch; undefined = zero).
-JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents);
-JvpResult jvp(MultiFn f, std::initializer_list<Tensor> primals,
+JvpResult jvp(const MultiFn& f, std::span<const Tensor> primals, std::span<const Tensor> tangents);
+JvpResult jvp(const MultiFn& f, std::initializer_list<Tensor> primals,
               std::initializer_list<Tensor> tangents);
-JvpResult jvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents);
-JvpResult jvp(ScalarFn f, std::initializer_list<Tensor> primals,
+JvpResult jvp(const ScalarFn& f, std::span<const Tensor> primals, std::span<const Tensor> tangents);
+JvpResult jvp(const ScalarFn& f, std::initializer_list<Tensor> primals,
               std::initializer_list<Tensor> tangents);
 
 /// Hessian-vector products of a real scalar f: jvp of grad(f) along v (forward over reverse).
-std::vector<Tensor> hvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> v);
-std::vector<Tensor> hvp(ScalarFn f, std::initializer_list<Tensor> primals,
+std::vector<Tensor> hvp(const ScalarFn& f, std::span<const Tensor> primals,
+                        std::span<const Tensor> v);
+std::vector<Tensor> hvp(const ScalarFn& f, std::initializer_list<Tensor> primals,
                         std::initializer_list<Tensor> v);
 
 }  // namespace tenferro

@@ -95,7 +95,8 @@ std::ostream& operator<<(std::ostream& os, const Program& p);
 bool structurally_equal(const Program& a, const Program& b);
 
 namespace detail {
-/// A non-owning reference to the traced callable (no std::function, no allocation).
+/// A non-owning reference to the traced callable (no std::function, no allocation), valid for the
+/// one trace_impl call that trace() makes.
 struct TraceFn {
   void* object;
   std::vector<Tensor> (*call)(void* object, std::span<const Tensor> inputs);
@@ -107,6 +108,7 @@ Program trace_impl(TraceFn fn, std::span<const ValueSpec> inputs);
 /// returns std::vector<Tensor> or a single Tensor. Only shape rules run. Concrete tensors used
 /// by f become constants; a concrete output becomes a constant output. Traced tensors must not
 /// escape f (using one after trace() returned throws RuntimeState). Shape errors of f propagate.
+/// f is called before trace() returns and is not kept (the Program holds no reference to it).
 template <class F>
 Program trace(F&& f, std::span<const ValueSpec> inputs) {
   using Fn = std::remove_reference_t<F>;

@@ -62,6 +62,9 @@ bool accumulates_in_place(const Tensor& acc, const Tensor& v) noexcept {
 }
 
 void accumulate_in_place(Tensor& acc, const Tensor& v) noexcept {
+  // Nobody else holds acc's storage (accumulates_in_place), so no saved tensor can see this
+  // write; it is counted all the same (Note [Version counter] in tenferro/storage.hpp).
+  acc.storage()->note_write("backward (in-place gradient accumulation)");
   visit_dtype(acc.dtype(), [&](auto z) {
     using T = decltype(z);
     T* dst = static_cast<T*>(acc.storage()->data) + acc.offset();

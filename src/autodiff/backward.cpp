@@ -15,8 +15,9 @@ thread_local std::uint64_t t_visit_epoch = 0;
 using NodeList = SmallVector<TapeNode*, 32>;
 using LeafList = SmallVector<TensorAux*, 8>;
 
-// Reachable nodes, checked for freed ones before anything is modified.
-void collect(std::span<const Tensor> roots, NodeList& nodes) {
+// Reachable nodes, checked for freed ones and for saved tensors written in place since (Note
+// [Saved versions]) before anything is modified.
+void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api) {
   const std::uint64_t epoch = ++t_visit_epoch;
   NodeList stack;
   for (const Tensor& r : roots) {
@@ -31,9 +32,10 @@ void collect(std::span<const Tensor> roots, NodeList& nodes) {
     stack.pop_back();
     if (n->released)
       throw Error(ErrorKind::RuntimeState,
-                  "backward: the graph through '" + std::string(n->primitive().name()) +
+                  std::string(api) + ": the graph through '" + std::string(n->primitive().name()) +
                       "' was already freed by an earlier backward; pass retain_graph = true to the "
                       "first backward to differentiate through it again");
+    if (!saved_are_current(*n)) throw_saved_modified(*n, api);
     nodes.push_back(n);
     for (const auto& e : n->edges) {
       TapeNode* p = e ? e->grad_fn.get() : nullptr;
@@ -79,9 +81,9 @@ struct Cleanup {
 
 void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotangents,
                   bool retain_graph, std::span<TensorAux* const> capture,
-                  std::span<Tensor> captured) {
+                  std::span<Tensor> captured, const char* api) {
   NodeList nodes;
-  collect(roots, nodes);  // may throw; nothing modified yet
+  collect(roots, nodes, api);  // may throw; nothing modified yet
   LeafList leaves;
   Cleanup cleanup{nodes, leaves};
   GradModeGuard no_grad(false);  // rules' ops must not record
@@ -178,7 +180,7 @@ void backward(const Tensor& loss, BackwardOptions options) {
             dims_to_string(loss.shape()) + " " + std::string(dtype_name(loss.dtype())) +
             "; pass a cotangent of the output's shape and dtype");
   Tensor seed = ones(loss.shape(), loss.dtype());
-  detail::run_backward({&loss, 1}, {&seed, 1}, options.retain_graph, {}, {});
+  detail::run_backward({&loss, 1}, {&seed, 1}, options.retain_graph, {}, {}, "backward");
 }
 
 void backward(const Tensor& output, const Tensor& cotangent, BackwardOptions options) {
@@ -195,7 +197,7 @@ void backward(std::span<const Tensor> outputs, std::span<const Tensor> cotangent
     check_root(outputs[i], "backward");
     check_cotangent(outputs[i], cotangents[i], "backward");
   }
-  detail::run_backward(outputs, cotangents, options.retain_graph, {}, {});
+  detail::run_backward(outputs, cotangents, options.retain_graph, {}, {}, "backward");
 }
 
 void zero_grad(const Tensor& x) {

@@ -3,6 +3,14 @@
 // Note [One tangent level]: a tensor carries at most one tangent (TensorAux::tangent), so forward
 // mode is first order: jvp inside jvp replaces the outer tangent of its primals instead of nesting
 // (no perturbation tags). Forward-over-reverse is supported (Note [Forward over reverse]).
+//
+// Note [Tangent versions]: a tangent is attached (by jvp to its duals, by this interpreter to an
+// op's outputs) together with the storage versions of its primal and of itself. A tangent is
+// stale when either storage was written in place since: the primal no longer has that
+// derivative, or the direction changed half-way through the computation. Every op that reads a
+// tangent here, jvp when it returns the outputs' tangents, and backward for the tangents of the
+// tensors it saved (forward over reverse) throw Error{RuntimeState} on a stale tangent, naming
+// who attached it and who wrote it.
 #include "autodiff/tape.hpp"
 #include "primitives/interpreters.hpp"
 
@@ -23,7 +31,9 @@ void check_rule_result(const Primitive& p, const char* rule, const Tensor& got,
 TensorList forward_apply(const Primitive& p, std::span<const Tensor> in) {
   TensorList primals, tangents;
   bool any = false;
-  for (const Tensor& t : in) {
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const Tensor& t = in[i];
+    check_tangent_current(t, "jvp", p.name(), "input", i);  // Note [Tangent versions]
     tangents.push_back(tangent_of(t));
     any |= tangents.back().defined();
     primals.push_back(without_tangent(t));
@@ -39,7 +49,7 @@ TensorList forward_apply(const Primitive& p, std::span<const Tensor> in) {
     check_rule_result(p, "jvp", out_tangents[k], out[k]);
     auto aux = new_aux();
     if (out[k].aux()) *aux = *out[k].aux();
-    aux->tangent = std::move(out_tangents[k]);
+    aux->set_tangent(std::move(out_tangents[k]), out[k], p.name().data());
     out[k].set_aux(std::move(aux));
   }
   return out;

@@ -35,7 +35,7 @@ Leaves make_leaves(std::span<const Tensor> inputs, const char* api) {
     auto a = detail::new_aux();
     a->requires_grad = true;
     if (const TensorAux* b = x.aux().get()) {
-      a->tangent = b->tangent;
+      a->copy_tangent(*b);
       a->trace = b->trace;
       a->trace_value = b->trace_value;
     }
@@ -66,7 +66,7 @@ void check_like(const Tensor& t, const Tensor& like, const char* api, const char
 
 }  // namespace
 
-ValueAndGrad value_and_grad(ScalarFn f, std::span<const Tensor> inputs) {
+ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs) {
   Leaves l = make_leaves(inputs, "grad");
   Tensor out;
   {
@@ -83,19 +83,19 @@ ValueAndGrad value_and_grad(ScalarFn f, std::span<const Tensor> inputs) {
   std::vector<Tensor> grads(inputs.size());
   if (out.requires_grad()) {
     Tensor seed = ones(out.shape(), out.dtype());
-    detail::run_backward({&out, 1}, {&seed, 1}, false, l.auxes, grads);
+    detail::run_backward({&out, 1}, {&seed, 1}, false, l.auxes, grads, "grad");
   }
   fill_zeros(grads, inputs);
   return {detail::without_grad(out), std::move(grads)};
 }
 
-ValueAndGrad value_and_grad(ScalarFn f, std::initializer_list<Tensor> inputs) {
+ValueAndGrad value_and_grad(const ScalarFn& f, std::initializer_list<Tensor> inputs) {
   return value_and_grad(f, std::span<const Tensor>(inputs.begin(), inputs.size()));
 }
-std::vector<Tensor> grad(ScalarFn f, std::span<const Tensor> inputs) {
+std::vector<Tensor> grad(const ScalarFn& f, std::span<const Tensor> inputs) {
   return value_and_grad(f, inputs).grads;
 }
-std::vector<Tensor> grad(ScalarFn f, std::initializer_list<Tensor> inputs) {
+std::vector<Tensor> grad(const ScalarFn& f, std::initializer_list<Tensor> inputs) {
   return value_and_grad(f, inputs).grads;
 }
 
@@ -122,12 +122,12 @@ std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) con
     cts.push_back(cotangents[k]);
   }
   std::vector<Tensor> grads(s.primal_like.size());
-  if (!roots.empty()) detail::run_backward(roots, cts, true, s.leaves.auxes, grads);
+  if (!roots.empty()) detail::run_backward(roots, cts, true, s.leaves.auxes, grads, "pullback");
   fill_zeros(grads, s.primal_like);
   return grads;
 }
 
-VjpResult vjp(MultiFn f, std::span<const Tensor> primals) {
+VjpResult vjp(const MultiFn& f, std::span<const Tensor> primals) {
   auto s = std::make_shared<Pullback::State>();
   s->leaves = make_leaves(primals, "vjp");
   {
@@ -142,18 +142,18 @@ VjpResult vjp(MultiFn f, std::span<const Tensor> primals) {
   return r;
 }
 
-VjpResult vjp(MultiFn f, std::initializer_list<Tensor> primals) {
+VjpResult vjp(const MultiFn& f, std::initializer_list<Tensor> primals) {
   return vjp(f, std::span<const Tensor>(primals.begin(), primals.size()));
 }
-VjpResult vjp(ScalarFn f, std::span<const Tensor> primals) {
+VjpResult vjp(const ScalarFn& f, std::span<const Tensor> primals) {
   auto multi = [&](std::span<const Tensor> in) { return std::vector<Tensor>{f(in)}; };
   return vjp(MultiFn(multi), primals);
 }
-VjpResult vjp(ScalarFn f, std::initializer_list<Tensor> primals) {
+VjpResult vjp(const ScalarFn& f, std::initializer_list<Tensor> primals) {
   return vjp(f, std::span<const Tensor>(primals.begin(), primals.size()));
 }
 
-JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents) {
+JvpResult jvp(const MultiFn& f, std::span<const Tensor> primals, std::span<const Tensor> tangents) {
   check_defined(primals, "jvp", "primal");
   if (tangents.size() != primals.size())
     throw Error(ErrorKind::InvalidArgument, "jvp: got " + std::to_string(primals.size()) +
@@ -176,13 +176,16 @@ JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor
     Tensor d = detach(primals[i]);
     if (tangents[i].defined()) {
       auto a = d.aux() ? std::make_shared<TensorAux>(*d.aux()) : detail::new_aux();
-      a->tangent = tangents[i];
+      a->set_tangent(tangents[i], d, "jvp");
       d.set_aux(std::move(a));
     }
     duals.push_back(std::move(d));
   }
   std::vector<Tensor> outs = f(duals);
   check_defined(outs, "jvp", "output");
+  // Note [Tangent versions]: an output's tangent must still describe it.
+  for (std::size_t k = 0; k < outs.size(); ++k)
+    detail::check_tangent_current(outs[k], "jvp", "f", "output", k);
   JvpResult r;
   for (const Tensor& o : outs) {
     const Tensor& t = detail::tangent_of(o);
@@ -192,26 +195,28 @@ JvpResult jvp(MultiFn f, std::span<const Tensor> primals, std::span<const Tensor
   return r;
 }
 
-JvpResult jvp(MultiFn f, std::initializer_list<Tensor> primals,
+JvpResult jvp(const MultiFn& f, std::initializer_list<Tensor> primals,
               std::initializer_list<Tensor> tangents) {
   return jvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
              std::span<const Tensor>(tangents.begin(), tangents.size()));
 }
-JvpResult jvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> tangents) {
+JvpResult jvp(const ScalarFn& f, std::span<const Tensor> primals,
+              std::span<const Tensor> tangents) {
   auto multi = [&](std::span<const Tensor> in) { return std::vector<Tensor>{f(in)}; };
   return jvp(MultiFn(multi), primals, tangents);
 }
-JvpResult jvp(ScalarFn f, std::initializer_list<Tensor> primals,
+JvpResult jvp(const ScalarFn& f, std::initializer_list<Tensor> primals,
               std::initializer_list<Tensor> tangents) {
   return jvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
              std::span<const Tensor>(tangents.begin(), tangents.size()));
 }
 
-std::vector<Tensor> hvp(ScalarFn f, std::span<const Tensor> primals, std::span<const Tensor> v) {
+std::vector<Tensor> hvp(const ScalarFn& f, std::span<const Tensor> primals,
+                        std::span<const Tensor> v) {
   auto g = [&](std::span<const Tensor> in) { return grad(f, in); };
   return jvp(MultiFn(g), primals, v).tangents;
 }
-std::vector<Tensor> hvp(ScalarFn f, std::initializer_list<Tensor> primals,
+std::vector<Tensor> hvp(const ScalarFn& f, std::initializer_list<Tensor> primals,
                         std::initializer_list<Tensor> v) {
   return hvp(f, std::span<const Tensor>(primals.begin(), primals.size()),
              std::span<const Tensor>(v.begin(), v.size()));

@@ -73,7 +73,64 @@ void TapeNode::release() noexcept {
   outputs.clear();
   edges.clear();
   cotangents.clear();
+  versions.clear();
   released = true;
+}
+
+namespace {
+
+// The message of every version check: "<api>: <what> was modified in place by '<writer>' after
+// <when> (version <saw>, now <now>); <consequence>".
+[[noreturn]] void throw_modified(const char* api, const std::string& what, const Tensor& t,
+                                 const std::string& when, std::uint32_t saw,
+                                 const char* consequence) {
+  const Storage& s = *t.storage().get();
+  const char* writer = s.writer.load(std::memory_order_relaxed);
+  throw Error(ErrorKind::RuntimeState,
+              std::string(api) + ": " + what + " was modified in place by '" +
+                  (writer ? writer : "an in-place write") + "' after " + when + " (version " +
+                  std::to_string(saw) + ", now " + std::to_string(s.current_version()) + "); " +
+                  consequence +
+                  ". Modify a copy instead, or recompute the forward pass after modifying it");
+}
+
+std::string operand(const Tensor& t, const char* role, std::size_t index, std::string_view op) {
+  return std::string(role) + " " + std::to_string(index) + " (" +
+         describe(std::span<const Tensor>(&t, 1)) + ") of '" + std::string(op) + "'";
+}
+
+}  // namespace
+
+void throw_stale_tangent(const Tensor& t, const char* api, std::string_view op, const char* role,
+                         std::size_t index) {
+  const TensorAux& a = *t.aux();
+  const std::string source = "'" + std::string(a.tangent_source ? a.tangent_source : "jvp") + "'";
+  if (version_of(t) != a.primal_version)
+    throw_modified(api, operand(t, role, index, op) + ", which carries a tangent from " + source, t,
+                   source + " attached the tangent", a.primal_version,
+                   "the tangent no longer describes the value, so derivatives would be wrong");
+  throw_modified(api, "the tangent of " + operand(t, role, index, op) + ", from " + source,
+                 a.tangent, source + " attached it", a.tangent_version,
+                 "derivatives would be wrong");
+}
+
+void throw_saved_modified(const TapeNode& n, const char* api) {
+  const std::size_t ni = n.inputs.size();
+  for (std::size_t i = 0; i < n.versions.size(); ++i) {
+    const bool input = i < ni;
+    const Tensor& t = input ? n.inputs[i] : n.outputs[i - ni];
+    const char* role = input ? "input" : "output";
+    const std::size_t index = input ? i : i - ni;
+    if (version_of(t) != n.versions[i]) {
+      const std::string op(n.primitive().name());
+      throw_modified(api, operand(t, role, index, op) + ", saved for the gradient,", t,
+                     "'" + op + "' saved it", n.versions[i], "the gradient would be wrong");
+    }
+    check_tangent_current(t, api, n.primitive().name(), role, index);
+  }
+  throw Error(ErrorKind::RuntimeState, std::string(api) + ": internal error: a saved tensor of '" +
+                                           std::string(n.primitive().name()) +
+                                           "' changed but none was found stale");
 }
 
 std::shared_ptr<TensorAux> new_aux() {
@@ -89,7 +146,7 @@ Tensor without_grad(const Tensor& t) {
     return r;
   }
   auto b = new_aux();
-  b->tangent = a->tangent;
+  b->copy_tangent(*a);
   b->trace = a->trace;
   b->trace_value = a->trace_value;
   r.set_aux(std::move(b));
@@ -118,6 +175,7 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});
   for (const Tensor& t : in) {
     node->inputs.push_back(without_grad(t));
+    node->versions.push_back(version_of(t));  // Note [Saved versions]
     const auto& a = t.aux();
     node->edges.push_back(a && (a->requires_grad || a->grad_fn) ? a : nullptr);
   }
@@ -126,6 +184,7 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
   node->seq = g_next_seq.fetch_add(1, std::memory_order_relaxed);
   for (std::size_t k = 0; k < out.size(); ++k) {
     node->outputs.push_back(out[k]);
+    node->versions.push_back(version_of(out[k]));
     auto aux = new_aux();
     if (out[k].aux()) *aux = *out[k].aux();
     aux->grad_fn = node;

@@ -19,6 +19,16 @@
 // retain_graph) the nodes' saved tensors freed. An error leaves the tape and the leaves' grads
 // exactly as they were.
 //
+// Note [Saved versions]: the node records, next to each saved input and output, the version of
+// its storage when it was saved (Note [Version counter] in tenferro/storage.hpp). Backward checks
+// every reachable node's saved tensors -- and the tangents they carry, for forward over reverse
+// -- while it walks the graph, before any rule runs: a tensor written in place since it was saved
+// would make the rule compute a wrong gradient silently, so it is Error{RuntimeState} naming the
+// op that saved it and the op that wrote it, and nothing changes (Note [Backward is
+// all-or-nothing]). The check is conservative: every input and output is saved, including those
+// a rule reads only the shape of (add, sum, views). Recording pays one relaxed load per saved
+// tensor; a plain op pays nothing.
+//
 // Note [Forward over reverse]: the saved inputs/outputs keep their tangents, and backward runs
 // the vjp rules with grad mode off, so the rules' ops go to the forward interpreter and
 // propagate tangents: jvp of a function that calls grad gives Hessian-vector products.
@@ -58,6 +68,7 @@ struct TapeNode {
   TensorList outputs;                                // reverse-mode state stripped
   SmallVector<std::shared_ptr<TensorAux>, 2> edges;  // per input; null: no gradient needed
   TensorList cotangents;                             // per output, live only during backward
+  SmallVector<std::uint32_t, 4> versions;  // per input, then per output (Note [Saved versions])
   std::uint64_t seq = 0;
   std::uint64_t visit = 0;  // backward's walk mark
   bool released = false;
@@ -89,15 +100,51 @@ inline void accumulate_into(Tensor& slot, const Tensor& v) {
   slot = slot.defined() ? accumulate(slot, v) : v;
 }
 
+/// True when `t`, saved at version `v`, is unchanged, and so is the tangent it may carry.
+inline bool saved_is_current(const Tensor& t, std::uint32_t v) noexcept;
+/// True when no tensor node `n` saved, nor the tangent it carries, was written in place since it
+/// was saved (Note [Saved versions]).
+inline bool saved_are_current(const TapeNode& n) noexcept {
+  const std::uint32_t* v = n.versions.data();
+  for (const Tensor& t : n.inputs)
+    if (!saved_is_current(t, *v++)) return false;
+  for (const Tensor& t : n.outputs)
+    if (!saved_is_current(t, *v++)) return false;
+  return true;
+}
+/// The RuntimeState error for a node whose saved_are_current() is false, naming the stale
+/// tensor, the op that saved it and the op that wrote it. `api` opens the message ("backward").
+[[noreturn]] void throw_saved_modified(const TapeNode& n, const char* api);
+/// Throws RuntimeState when `t` carries a stale tangent: its primal or the tangent itself was
+/// written in place since the tangent was attached. `role` and `index` say which operand of `op`
+/// t is ("input", 1); `api` opens the message.
+[[noreturn]] void throw_stale_tangent(const Tensor& t, const char* api, std::string_view op,
+                                      const char* role, std::size_t index);
+inline bool tangent_is_stale(const TensorAux& a, const Tensor& primal) noexcept {
+  return version_of(primal) != a.primal_version || version_of(a.tangent) != a.tangent_version;
+}
+inline void check_tangent_current(const Tensor& t, const char* api, std::string_view op,
+                                  const char* role, std::size_t index) {
+  const TensorAux* a = t.aux().get();
+  if (a && a->tangent.defined() && tangent_is_stale(*a, t))
+    throw_stale_tangent(t, api, op, role, index);
+}
+inline bool saved_is_current(const Tensor& t, std::uint32_t v) noexcept {
+  if (version_of(t) != v) return false;
+  const TensorAux* a = t.aux().get();
+  return !a || !a->tangent.defined() || !tangent_is_stale(*a, t);
+}
+
 /// Throws RuntimeState (a rule bug) unless `got` has the shape and dtype of `input`.
 void check_vjp_result(const Primitive& p, const Tensor& got, const Tensor& input);
 
 /// Runs backward from `roots` with `cotangents` (validated by the caller; undefined = zero).
 /// When `capture` is empty, leaf gradients accumulate into the leaves' grad. Otherwise only the
 /// leaves listed in `capture` receive gradients, written to `captured` (same length; undefined
-/// where none arrived) and no leaf's grad changes. Throws RuntimeState for a freed graph.
+/// where none arrived) and no leaf's grad changes. Throws RuntimeState for a freed graph or a
+/// saved tensor written in place since (Note [Saved versions]), messages opening with `api`.
 void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotangents,
                   bool retain_graph, std::span<TensorAux* const> capture,
-                  std::span<Tensor> captured);
+                  std::span<Tensor> captured, const char* api);
 
 }  // namespace tenferro::detail

@@ -21,13 +21,42 @@ struct TensorAux {
   // succeeded (Note [Backward is all-or-nothing] in src/autodiff/tape.hpp). Empty otherwise.
   Tensor pending;
   bool staged = false;
-  // Forward mode: the tangent carried by this tensor (undefined = not a dual number).
+  // Forward mode: the tangent carried by this tensor (undefined = not a dual number), who
+  // attached it ("jvp", or the op whose jvp rule computed it; a static string) and the storage
+  // versions of the primal and of the tangent at that moment. A tangent whose primal or own
+  // storage was written in place since is stale and is refused (Note [Version counter] in
+  // tenferro/storage.hpp).
   Tensor tangent;
+  const char* tangent_source = nullptr;
+  std::uint32_t primal_version = 0;
+  std::uint32_t tangent_version = 0;
   // Tracing: the symbolic value this tensor stands for.
   std::shared_ptr<TraceState> trace;
   std::int64_t trace_value = -1;
 
   bool empty() const { return !requires_grad && !grad_fn && !tangent.defined() && !trace; }
+
+  /// Attaches tangent `t` to `primal` (whose aux this is), recording both storage versions.
+  void set_tangent(Tensor t, const Tensor& primal, const char* source) noexcept;
+  /// Takes `from`'s tangent with its source and recorded versions.
+  void copy_tangent(const TensorAux& from) {
+    tangent = from.tangent;
+    tangent_source = from.tangent_source;
+    primal_version = from.primal_version;
+    tangent_version = from.tangent_version;
+  }
 };
+
+/// The version of t's storage (Note [Version counter]); 0 for symbolic tensors.
+inline std::uint32_t version_of(const Tensor& t) noexcept {
+  return t.has_storage() ? t.storage()->current_version() : 0;
+}
+
+inline void TensorAux::set_tangent(Tensor t, const Tensor& primal, const char* source) noexcept {
+  tangent_version = version_of(t);
+  primal_version = version_of(primal);
+  tangent_source = source;
+  tangent = std::move(t);
+}
 
 }  // namespace tenferro::detail

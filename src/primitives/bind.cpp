@@ -1,23 +1,10 @@
 // bind(): the join point of the catalog and its interpreters, plus the eager interpreter.
+#include "core/alloc.hpp"
 #include "core/tensor_aux.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/eager.hpp"
 
 namespace tenferro {
-
-namespace {
-thread_local const CpuBackend* t_current_backend = nullptr;
-}
-
-BackendGuard::BackendGuard(const CpuBackend& backend)
-    : previous_(t_current_backend), backend_(backend) {
-  t_current_backend = &backend_;
-}
-BackendGuard::~BackendGuard() { t_current_backend = previous_; }
-
-const CpuBackend& current_backend() {
-  return t_current_backend ? *t_current_backend : default_backend();
-}
 
 namespace detail {
 
@@ -65,16 +52,20 @@ void check_inputs(const Primitive& p, std::span<const Tensor> in) {
 namespace {
 // Infers, allocates the outputs into `out` (empty on entry) and runs the kernel. Filling the
 // caller's list in place keeps the result from being moved through the admission callback.
+// Output byte counts are checked (Note [Byte counts] in src/core/alloc.hpp); running out of
+// memory for an output or in the kernel's own temporaries is OutOfMemory naming the op.
 void execute_into(ExecContext& ctx, const Primitive& p, std::span<const Tensor> in,
                   TensorList& out) {
   SpecList specs;
   p.infer(in, specs);
-  for (TensorSpec& s : specs) {
-    auto bytes = static_cast<std::size_t>(dims_numel(s.shape)) * dtype_size(s.dtype);
-    out.push_back(
-        Tensor::wrap_contiguous(StoragePtr(ctx.allocate(bytes)), std::move(s.shape), s.dtype));
-  }
-  p.execute(ctx, in, out);
+  translate_heap_failure(p.name(), [&] {
+    for (TensorSpec& s : specs) {
+      const std::size_t bytes = checked_bytes(s.shape, s.dtype, p.name());
+      out.push_back(Tensor::wrap_contiguous_unchecked(StoragePtr(ctx.allocate(bytes)),
+                                                      std::move(s.shape), s.dtype));
+    }
+    p.execute(ctx, in, out);
+  });
 }
 }  // namespace
 

@@ -12,6 +12,8 @@
 //     view of an input) would read already-overwritten values and is InvalidArgument. The test
 //     is on address ranges, so interleaved views that never touch (even/odd slices) are also
 //     rejected: conservative, never wrong.
+// A write that passed the checks and was admitted bumps out's storage version (Note [Version
+// counter] in tenferro/storage.hpp), so autodiff notices a saved tensor written this way.
 // Primitives whose kernel writes strided outputs (Primitive::writes_strided_output) run
 // directly into `out`; others run into a temporary that is then copied into `out`.
 #include <algorithm>
@@ -23,8 +25,6 @@
 
 namespace tenferro::detail {
 namespace {
-
-std::string into_name(const Primitive& p) { return std::string(p.name()) + "_into"; }
 
 bool carries_state(const Tensor& t) { return t.aux() && !t.aux()->empty(); }
 
@@ -67,9 +67,10 @@ bool self_overlapping(const Tensor& t) {
   return false;
 }
 
-void check_into(const Primitive& p, std::span<const Tensor> in, const Tensor& out) {
+void check_into(const Primitive& p, std::span<const Tensor> in, const Tensor& out,
+                const char* name) {
   auto fail = [&](ErrorKind kind, const std::string& what) {
-    throw Error(kind, into_name(p) + ": " + what + " (inputs: " + describe(in) +
+    throw Error(kind, std::string(name) + ": " + what + " (inputs: " + describe(in) +
                           "; out: " + describe(std::span<const Tensor>(&out, 1)) + ")");
   };
   if (!out.defined()) fail(ErrorKind::InvalidArgument, "the output tensor is undefined");
@@ -121,10 +122,12 @@ void copy_into_strided(const Tensor& src, Tensor& dst) {
 
 }  // namespace
 
-void bind_into(const Primitive& p, std::span<const Tensor> in, Tensor& out) {
-  check_into(p, in, out);
+void bind_into(const Primitive& p, std::span<const Tensor> in, Tensor& out, const char* name) {
+  check_into(p, in, out, name);
   if (out.numel() == 0) return;
   run_operation(current_backend(), [&](ExecContext& ctx) {
+    // Admitted: the write happens now (Note [Version counter] in tenferro/storage.hpp).
+    out.storage()->note_write(name);
     if (p.writes_strided_output()) {
       p.execute(ctx, in, std::span<Tensor>(&out, 1));
     } else {

@@ -35,6 +35,8 @@ using TensorList = SmallVector<Tensor, 2>;
 class Primitive {
  public:
   virtual ~Primitive() = default;
+  /// The op's name. Must view a static string literal: tape errors and version counters keep
+  /// the pointer (Note [Version counter] in tenferro/storage.hpp).
   virtual std::string_view name() const = 0;
 
   /// Shape/dtype rule: appends one spec per output. Reads only shapes and dtypes of `in` (which
@@ -116,8 +118,10 @@ inline Tensor bind1(const Primitive& p, std::initializer_list<Tensor> in) {
 /// defined, concrete, has exactly the inferred shape (ShapeMismatch) and dtype (DTypeMismatch),
 /// has no self-overlapping elements, and overlaps an input only when it is exactly the same view
 /// (same storage, offset, shape, strides) -- any other overlap is InvalidArgument. Operands that
-/// carry autodiff or trace state are Unsupported. On error nothing is written.
-void bind_into(const Primitive& p, std::span<const Tensor> in, Tensor& out);
+/// carry autodiff or trace state are Unsupported. On error nothing is written. `name` is the
+/// public op's name ("add_into"), a static string: errors name it, and the write bumps out's
+/// storage version with it as the writer (Note [Version counter] in tenferro/storage.hpp).
+void bind_into(const Primitive& p, std::span<const Tensor> in, Tensor& out, const char* name);
 
 /// The eager interpreter alone: concrete inputs without aux, on the current backend.
 TensorList eager_apply(const Primitive& p, std::span<const Tensor> in);

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/alloc.hpp"
 #include "trace/plan.hpp"
 #include "trace/trace_state.hpp"
 
@@ -10,9 +11,10 @@ namespace {
 
 void no_release(Storage*) noexcept {}
 
-std::size_t spec_bytes(const ValueSpec& s) {
-  return static_cast<std::size_t>(dims_numel(s.shape)) * dtype_size(s.dtype);
-}
+constexpr std::size_t kMaxValueBytes = std::size_t{1} << 60;
+
+// A buffer's byte count (Note [Byte counts]): OutOfMemory naming prepare when not allocatable.
+std::size_t spec_bytes(const ValueSpec& s) { return checked_bytes(s.shape, s.dtype, "prepare"); }
 
 // Re-runs every shape rule for `inputs` (which may differ from the traced specs).
 void reinfer(Program& p, std::span<const ValueSpec> inputs) {
@@ -20,6 +22,7 @@ void reinfer(Program& p, std::span<const ValueSpec> inputs) {
     throw Error(ErrorKind::InvalidArgument, "prepare: expected " + std::to_string(p.inputs.size()) +
                                                 " input specs, got " +
                                                 std::to_string(inputs.size()));
+  for (const ValueSpec& s : inputs) check_shape(s.shape, "prepare");
   p.input_specs.assign(inputs.begin(), inputs.end());
   std::vector<Tensor> sym(static_cast<std::size_t>(p.num_values));
   for (std::size_t i = 0; i < inputs.size(); ++i)
@@ -32,6 +35,7 @@ void reinfer(Program& p, std::span<const ValueSpec> inputs) {
     specs.clear();
     for (ValueId v : n.inputs) in.push_back(sym[static_cast<std::size_t>(v)]);
     n.primitive->infer(in, specs);
+    for (const TensorSpec& s : specs) check_shape(s.shape, n.primitive->name());
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
       n.specs[k] = {specs[k].shape, specs[k].dtype};
       sym[static_cast<std::size_t>(n.outputs[k])] =
@@ -100,6 +104,16 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
   plan->input_specs = p.input_specs;
   plan->output_specs = p.output_specs();
   std::vector<ValueSpec> spec = p.value_specs();
+  // Every value, views and inputs included, must fit the probe layouts of pass 1, whose strides
+  // and extents then stay far from overflow (Note [Byte counts]).
+  for (const ValueSpec& s : spec) {
+    const auto bytes = static_cast<unsigned __int128>(dims_numel(s.shape)) * dtype_size(s.dtype);
+    if (bytes > kMaxValueBytes)
+      throw_out_of_memory("prepare", "a value of shape " + dims_to_string(s.shape) + " " +
+                                         std::string(dtype_name(s.dtype)) +
+                                         ": a prepared program's values (inputs and views "
+                                         "included) are limited to 2^60 bytes each");
+  }
 
   const auto n = static_cast<std::size_t>(p.num_values);
   std::vector<Loc> loc(n);
@@ -110,21 +124,30 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
   // Pass 1: which nodes are views, found by asking try_view() on probe layouts (contiguous for
   // inputs and buffers, the real tensor for constants). A probe storage is never dereferenced.
   Storage probe;
-  probe.bytes = std::size_t{1} << 60;
+  probe.bytes = kMaxValueBytes;
   probe.release = &no_release;
   std::vector<Tensor> layout(n);
   auto probe_tensor = [&](const ValueSpec& s) {
     probe.refs.fetch_add(1, std::memory_order_relaxed);
-    return Tensor::wrap_contiguous(StoragePtr(&probe), s.shape, s.dtype);
+    return Tensor::wrap_contiguous_unchecked(StoragePtr(&probe), s.shape, s.dtype);
   };
   // A layout in which no two dimensions can merge: a view that succeeds on it needs no merging
   // and so succeeds on any strides the caller passes (no fallback buffer is reserved for it).
+  // Undefined when the shape is too large for such a layout (then no view counts as "always").
   auto scattered_probe = [&](const ValueSpec& s) {
     Dims strides(s.shape.size(), 1);
     for (std::size_t k = s.shape.size(); k-- > 1;)
-      strides[k - 1] = strides[k] * std::max<std::int64_t>(s.shape[k], 1) + 1;
+      if (__builtin_mul_overflow(strides[k], std::max<std::int64_t>(s.shape[k], 1),
+                                 &strides[k - 1]) ||
+          __builtin_add_overflow(strides[k - 1], 1, &strides[k - 1]))
+        return Tensor();
     probe.refs.fetch_add(1, std::memory_order_relaxed);
-    return Tensor(StoragePtr(&probe), s.shape, std::move(strides), 0, s.dtype);
+    StoragePtr storage(&probe);
+    try {
+      return Tensor(std::move(storage), s.shape, std::move(strides), 0, s.dtype);
+    } catch (const Error&) {
+      return Tensor();
+    }
   };
   std::vector<char> always_view(n, 0);
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {
@@ -162,7 +185,8 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
         parent[v] = node.inputs[0];
         root[v] = root[in];
         Tensor scattered = scattered_probe(spec[in]), ignored;
-        always_view[v] = node.primitive->try_view(std::span<const Tensor>(&scattered, 1), ignored);
+        always_view[v] = scattered.defined() &&
+                         node.primitive->try_view(std::span<const Tensor>(&scattered, 1), ignored);
       }
     }
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
@@ -234,7 +258,8 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
   for (std::size_t b : alloc.sizes()) {
     plan->buffer_offsets.push_back(plan->workspace_bytes);
     plan->buffer_bytes.push_back(b);
-    plan->workspace_bytes += (b + kAlign - 1) / kAlign * kAlign;
+    const std::size_t padded = checked_add(b, kAlign - 1, "prepare") / kAlign * kAlign;
+    plan->workspace_bytes = checked_add(plan->workspace_bytes, padded, "prepare");
   }
 
   // Pass 4: where each step argument comes from.

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <ostream>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 #include "trace/trace_state.hpp"
 
@@ -91,9 +92,13 @@ struct Hasher {
 
 namespace detail {
 std::vector<unsigned char> contiguous_bytes(const Tensor& t) {
-  std::vector<unsigned char> b(static_cast<std::size_t>(t.numel()) * dtype_size(t.dtype()));
-  copy_to_contiguous(t, b.data(), t.dtype());
-  return b;
+  // A constant may be a broadcast view of far more elements than bytes (Note [Byte counts]).
+  const std::size_t bytes = checked_bytes(t.numel(), t.dtype(), "trace constant");
+  return translate_heap_failure("trace constant", [&] {
+    std::vector<unsigned char> b(bytes);
+    copy_to_contiguous(t, b.data(), t.dtype());
+    return b;
+  });
 }
 }  // namespace detail
 using detail::contiguous_bytes;

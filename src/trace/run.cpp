@@ -1,6 +1,7 @@
 // Running a plan: workspaces (Note [Workspace pool]) and the step loop (Note [Plan values]).
 #include <new>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 #include "trace/plan.hpp"
 
@@ -13,12 +14,14 @@ void no_release(Storage*) noexcept {}
 // reference allocates nothing and dropping the last one frees nothing.
 Tensor on_header(Storage& h, const ValueSpec& s) {
   h.refs.fetch_add(1, std::memory_order_relaxed);
-  return Tensor::wrap_contiguous(StoragePtr(&h), s.shape, s.dtype);
+  return Tensor::wrap_contiguous_unchecked(StoragePtr(&h), s.shape, s.dtype);
 }
 
 Tensor allocate_output(ExecContext& ctx, const ValueSpec& s) {
-  auto bytes = static_cast<std::size_t>(dims_numel(s.shape)) * dtype_size(s.dtype);
-  return Tensor::wrap_contiguous(StoragePtr(ctx.allocate(bytes)), s.shape, s.dtype);
+  const std::size_t bytes = checked_bytes(s.shape, s.dtype, "run");
+  return Tensor::wrap_contiguous_unchecked(
+      StoragePtr(translate_heap_failure("run", [&] { return ctx.allocate(bytes); })), s.shape,
+      s.dtype);
 }
 }  // namespace
 
@@ -40,8 +43,14 @@ struct Workspace {
 
 Workspace* make_workspace(const Plan& plan) {
   auto ws = std::make_unique<Workspace>();
-  ws->block = ::operator new (std::max<std::size_t>(plan.workspace_bytes, Workspace::kAlign),
-                              std::align_val_t{Workspace::kAlign});
+  if (plan.workspace_bytes > allocation_limit())  // Note [Byte counts]
+    throw_out_of_memory("run", "a workspace of " + std::to_string(plan.workspace_bytes) +
+                                   " bytes: more than the largest allocation of " +
+                                   std::to_string(allocation_limit()) + " bytes");
+  ws->block = translate_heap_failure("run", [&] {
+    return ::operator new (std::max<std::size_t>(plan.workspace_bytes, Workspace::kAlign),
+                           std::align_val_t{Workspace::kAlign});
+  });
   ws->headers = std::make_unique<Storage[]>(plan.buffer_offsets.size());
   for (std::size_t b = 0; b < plan.buffer_offsets.size(); ++b) {
     Storage& h = ws->headers[b];
@@ -111,8 +120,9 @@ void Plan::execute(ExecContext& ctx, Workspace& ws, std::span<const Tensor> inpu
   Tensor* outs = ws.outs.data();
   for (const Patch& pt : input_patches) args[pt.dst] = inputs[pt.src];
   for (const Fresh& f : fresh) {
-    outs[f.out] =
-        Tensor::wrap_contiguous(StoragePtr(ctx.allocate(f.bytes)), f.spec.shape, f.spec.dtype);
+    outs[f.out] = Tensor::wrap_contiguous_unchecked(
+        StoragePtr(translate_heap_failure("run", [&] { return ctx.allocate(f.bytes); })),
+        f.spec.shape, f.spec.dtype);
     for (std::uint32_t i = f.patches_begin; i < f.patches_end; ++i)
       args[patches[i].dst] = outs[patches[i].src];
   }
@@ -123,15 +133,15 @@ void Plan::execute(ExecContext& ctx, Workspace& ws, std::span<const Tensor> inpu
     switch (st.kind) {
       case StepKind::static_view:
         continue;
-      case StepKind::kernel:
-        st.prim->execute(ctx, in, out);
+      case StepKind::kernel:  // a kernel's temporaries: Note [Byte counts]
+        translate_heap_failure(st.prim->name(), [&] { st.prim->execute(ctx, in, out); });
         break;
       case StepKind::dynamic_view:
         if (!st.prim->try_view(in, out[0])) {
           // The caller's strides do not allow a view: compute the copy instead.
           out[0] = st.fallback >= 0 ? ws.fallbacks[static_cast<std::size_t>(st.fallback)]
                                     : allocate_output(ctx, program.nodes[s].specs[0]);
-          st.prim->execute(ctx, in, out);
+          translate_heap_failure(st.prim->name(), [&] { st.prim->execute(ctx, in, out); });
         }
         for (std::uint32_t i = st.patches_begin; i < st.patches_end; ++i)
           args[patches[i].dst] = outs[patches[i].src];

@@ -2,6 +2,7 @@
 // It runs only shape rules and appends nodes (Note [Traced tensors] in trace_state.hpp).
 #include <string>
 
+#include "core/alloc.hpp"
 #include "primitives/interpreters.hpp"
 #include "trace/trace_state.hpp"
 
@@ -66,6 +67,7 @@ TensorList trace_apply(const Primitive& p, std::span<const Tensor> in) {
   const std::shared_ptr<TraceState>& state = owning_trace(p, in);
   SpecList specs;
   p.infer(in, specs);  // first, so that a shape error leaves the program unchanged
+  for (const TensorSpec& s : specs) check_shape(s.shape, p.name());  // e.g. > INT64_MAX elements
   ProgramNode node;
   node.primitive = p.share();
   for (const Tensor& t : in) node.inputs.push_back(state->value_of(t));
@@ -85,6 +87,7 @@ Program trace_impl(TraceFn fn, std::span<const ValueSpec> inputs) {
   auto state = std::make_shared<TraceState>();
   std::vector<Tensor> args;
   args.reserve(inputs.size());
+  for (const ValueSpec& s : inputs) check_shape(s.shape, "trace");
   for (const ValueSpec& s : inputs) {
     ValueId id = state->new_value(s);
     state->program.inputs.push_back(id);

@@ -3,6 +3,7 @@
 // (this executable only; tests read the calling thread's count).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <vector>
 
@@ -76,4 +77,28 @@ TEST(AutodiffAlloc, AGradientTheCallerHoldsIsNeverModified) {
   EXPECT_NE(x.grad().data_ptr(), held.data_ptr());
   std::vector<double> g = x.grad().to_vector<double>(), yv = y.to_vector<double>();
   for (std::size_t i = 0; i < g.size(); ++i) EXPECT_DOUBLE_EQ(g[i], 2 * yv[i]) << i;
+}
+
+// ScalarFn owns its callable (include/tenferro/autodiff.hpp): up to four pointers of captures
+// live inside it, larger callables take one heap block, moving never allocates.
+TEST(AutodiffAlloc, ScalarFnKeepsSmallCallablesInline) {
+  Tensor a = randn({3}, 7), b = randn({3}, 8);
+  double s = 2.0;
+  int calls = 0;
+  const long small = allocations_of([&] {
+    ScalarFn f = [&a, &b, &s, &calls](std::span<const Tensor>) {
+      ++calls;
+      return mul(sum(mul(a, b)), s);
+    };
+    ScalarFn g = std::move(f);
+    (void)g;
+  });
+  EXPECT_EQ(small, 0) << "a lambda capturing four references must not allocate";
+  const long large = allocations_of([&] {
+    std::array<double, 8> big{};
+    ScalarFn f = [big, &a](std::span<const Tensor>) { return mul(sum(a), big[0]); };
+    ScalarFn g = std::move(f);
+    (void)g;
+  });
+  EXPECT_EQ(large, 1) << "a 72-byte lambda takes exactly one heap block";
 }

@@ -76,7 +76,6 @@ TEST(AutodiffReduceSecondOrder, NormSecondDerivativeIsFiniteAtTheOrigin) {
   // finite (the masked branch must not leak nan through the divide's rule).
   Tensor x = from_vector<double>({0.0, 0.0, 0.0, 1.0, -2.0, 0.5}, {2, 3});
   Tensor v = ones({2, 3});
-  // (ScalarFn/MultiFn do not own the callable: keep the lambdas in named variables.)
   auto f = [](std::span<const Tensor> in) { return sum(norm(in[0], {1}, false)); };
   std::vector<double> g = grad(f, {x})[0].to_vector<double>();
   for (int i = 0; i < 3; ++i) EXPECT_EQ(g[static_cast<std::size_t>(i)], 0.0) << i;
