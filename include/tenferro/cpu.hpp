@@ -100,7 +100,8 @@ struct CpuBackendOptions {
   /// naming the holder (its kind, backend, owner id and thread). Default: wait as long as it
   /// takes. A wait that cannot end -- a helper thread joined inside the holder's scope runs an
   /// op on an overlapping backend -- is not always detectable; this turns it into an error
-  /// (docs/execution-scope.md, "Helper threads"). Must not be negative.
+  /// (docs/execution-scope.md, "Helper threads"). Must not be negative; zero gives up at once
+  /// when the permit is not free (an uncontended admission never waits, so never times out).
   std::optional<std::chrono::milliseconds> admission_timeout;
 };
 

@@ -8,30 +8,25 @@
 namespace tenferro::detail {
 namespace {
 
-// The entry points check the fork generation first (before their loan and session paths too).
+// Step 1 of Note [Admission sequence]: the owner guard, before anything is taken. (The entry
+// points have checked the fork generation earlier still, before their loan and session paths.)
 Executor& checked_executor(const BackendState& st, EntryKind entry, const char* op) {
   check_owner_guard(entry, op);
   return st.engine->executor();
 }
 
-ResourcePermit admission_permit(const BackendState& st, ResourceOwner owner,
-                                PermitHolder::Kind kind, const char* op) {
-  const PermitHolder who{kind, st.id, current_tid()};
-  if (st.admission_timeout.count() == 0) return Arbiter::global().acquire(st.request, owner, who);
-  return acquire_permit_or_throw(st, owner, who, Reentry::allowed, op);
-}
-
 }  // namespace
 
-ResourcePermit acquire_permit_or_throw(const BackendState& st, ResourceOwner owner,
-                                       const PermitHolder& who, Reentry reentry, const char* op) {
+ResourcePermit acquire_backend_permit(const BackendState& st, ResourceOwner owner,
+                                      const PermitHolder& who, Reentry reentry, const char* op) {
+  if (!st.admission_timeout) return Arbiter::global().acquire(st.request, owner, who, reentry);
   std::string holders;
   auto permit = Arbiter::global().acquire_until(
-      st.request, owner, who, reentry, Arbiter::Clock::now() + st.admission_timeout, &holders);
+      st.request, owner, who, reentry, Arbiter::Clock::now() + *st.admission_timeout, &holders);
   if (!permit)
     throw Error(ErrorKind::RuntimeState,
                 std::string(op) + ": gave up after the admission timeout of " +
-                    std::to_string(st.admission_timeout.count()) +
+                    std::to_string(st.admission_timeout->count()) +
                     " ms waiting for the resource permit of backend #" + std::to_string(st.id) +
                     " (" +
                     (st.request.kind == ResourceRequest::Kind::provider_exclusive
@@ -56,7 +51,8 @@ Admission::Admission(const BackendState& st, EntryKind entry, PermitHolder::Kind
                      const char* op)
     : ex_(checked_executor(st, entry, op)),
       owner_(admission_owner()),
-      permit_(admission_permit(st, owner_, kind, op)),
+      permit_(acquire_backend_permit(st, owner_, PermitHolder{kind, st.id, current_tid()},
+                                     Reentry::allowed, op)),
       active_(ex_, owner_),
       caller_(owner_) {
   count_permit(st);

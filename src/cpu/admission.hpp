@@ -132,10 +132,10 @@ class EngineBorrow {
   ExecContext ctx_;
 };
 
-/// Takes the permit of `st` for `owner` within st.admission_timeout, or throws
-/// Error{RuntimeState} naming `op`, the backend and the holders it waited for.
-ResourcePermit acquire_permit_or_throw(const BackendState& st, ResourceOwner owner,
-                                       const PermitHolder& who, Reentry reentry, const char* op);
+/// Takes the permit of `st` for `owner`: blocking, or within st.admission_timeout when it is set,
+/// else throws Error{RuntimeState} naming `op`, the backend and the holders it waited for.
+ResourcePermit acquire_backend_permit(const BackendState& st, ResourceOwner owner,
+                                      const PermitHolder& who, Reentry reentry, const char* op);
 /// An operation body under its own engine borrow (standalone and loaned operations).
 inline void run_operation_body(const BackendState& st, FunctionRef<void(ExecContext&)> body) {
   EngineBorrow borrow(st);

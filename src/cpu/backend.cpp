@@ -64,7 +64,7 @@ std::shared_ptr<detail::BackendState> make_managed(const CpuBackendOptions& o) {
                     " ms; expected a duration >= 0 (or none: wait as long as it takes)");
   auto st = new_state();
   st->threads = o.threads == 0 ? std::max(1, cpus.count()) : o.threads;
-  if (o.admission_timeout) st->admission_timeout = *o.admission_timeout;
+  st->admission_timeout = o.admission_timeout;
   st->kind = o.kind;
   st->cpus = cpus;
   st->external = false;
@@ -125,24 +125,31 @@ CpuBackendDiagnostics CpuBackend::diagnostics() const {
 
 // Note [Thread-bound permits]: public permits are owned by the calling thread's permit owner,
 // which the thread's own admissions reuse (admission_owner), so they run under them.
-std::optional<ResourcePermit> CpuBackend::try_acquire_permit() const {
-  detail::check_fork_generation(*state_, "try_acquire_permit");
+namespace {
+detail::ResourceOwner thread_permit_owner() noexcept {
   detail::ThreadAdmission& t = detail::tls_admission;
   if (t.permit_owner == 0) t.permit_owner = detail::new_owner();
-  const detail::PermitHolder who{detail::PermitHolder::Kind::permit, state_->id,
-                                 detail::current_tid()};
-  return detail::Arbiter::global().try_acquire(state_->request, t.permit_owner, who,
+  return t.permit_owner;
+}
+detail::PermitHolder public_permit_holder(const detail::BackendState& st) noexcept {
+  return {detail::PermitHolder::Kind::permit, st.id, detail::current_tid()};
+}
+}  // namespace
+
+std::optional<ResourcePermit> CpuBackend::try_acquire_permit() const {
+  detail::check_fork_generation(*state_, "try_acquire_permit");
+  return detail::Arbiter::global().try_acquire(state_->request, thread_permit_owner(),
+                                               public_permit_holder(*state_),
                                                detail::Reentry::counted);
 }
 
 ResourcePermit CpuBackend::acquire_permit() const {
   const detail::BackendState& st = *state_;
   detail::check_fork_generation(st, "acquire_permit");
-  detail::ThreadAdmission& t = detail::tls_admission;
-  detail::Arbiter& arbiter = detail::Arbiter::global();
+  const detail::ThreadAdmission& t = detail::tls_admission;
   for (detail::ResourceOwner mine : {t.owner, t.permit_owner}) {
     if (mine == 0) continue;
-    if (auto held = arbiter.held_conflict(st.request, mine))
+    if (auto held = detail::Arbiter::global().held_conflict(st.request, mine))
       throw Error(ErrorKind::RuntimeState,
                   "acquire_permit: the calling thread already holds a conflicting permit (" +
                       detail::describe(*held, mine) + ") for backend #" + std::to_string(st.id) +
@@ -150,12 +157,8 @@ ResourcePermit CpuBackend::acquire_permit() const {
                       "taken outside this thread's scope, session or other permit (its own "
                       "operations run under what it holds)");
   }
-  if (t.permit_owner == 0) t.permit_owner = detail::new_owner();
-  const detail::PermitHolder who{detail::PermitHolder::Kind::permit, st.id, detail::current_tid()};
-  if (st.admission_timeout.count() == 0)
-    return arbiter.acquire(st.request, t.permit_owner, who, detail::Reentry::counted);
-  return detail::acquire_permit_or_throw(st, t.permit_owner, who, detail::Reentry::counted,
-                                         "acquire_permit");
+  return detail::acquire_backend_permit(st, thread_permit_owner(), public_permit_holder(st),
+                                        detail::Reentry::counted, "acquire_permit");
 }
 
 // The pool and the caches sit behind locks a fork may have frozen: Note [Fork].

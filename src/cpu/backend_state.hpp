@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "cpu/arbiter.hpp"
 #include "cpu/engine.hpp"
@@ -21,8 +22,8 @@ class BackendState {
   BackendKind kind = BackendKind::native;
   CpuSet cpus;
   bool external = false;
-  ResourceRequest request;                         // what every admission of this backend claims
-  std::chrono::milliseconds admission_timeout{0};  // 0: wait for the permit as long as it takes
+  ResourceRequest request;  // what every admission of this backend claims
+  std::optional<std::chrono::milliseconds> admission_timeout;  // none: wait as long as it takes
   std::uint64_t fork_generation = 0;  // Note [Fork]: refuses work in a later generation
   std::shared_ptr<Engine> engine;
   mutable std::atomic<std::uint64_t> permits_acquired{0};

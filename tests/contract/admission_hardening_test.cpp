@@ -250,6 +250,26 @@ TEST(HardeningOptions, AdmissionTimeoutDefaultsToNoneAndRejectsNegative) {
   expect_error(ErrorKind::InvalidArgument, [&] { CpuBackend b(o); }, {"admission_timeout"});
 }
 
+// A zero timeout means "do not wait", not "no timeout" (it hung like the default before).
+TEST(HardeningOptions, AdmissionTimeoutOfZeroGivesUpWithoutWaiting) {
+  Watchdog dog("admission_timeout = 0 ms");
+  CpuBackendOptions o;
+  o.threads = 1;
+  o.admission_timeout = 0ms;
+  const CpuBackend b(o);
+  const Tensor x = ones({4, 4});
+  b.with_execution_scope([&] {
+    auto helper = std::async(std::launch::async, [&] {
+      BackendGuard use(b);
+      return add_sum(x);
+    });
+    expect_error(ErrorKind::RuntimeState, [&] { (void)helper.get(); },
+                 {"admission timeout of 0 ms", "an execution scope of backend"});
+  });
+  BackendGuard use(b);
+  EXPECT_EQ(add_sum(x), 32.0) << "uncontended admissions never wait, so never time out";
+}
+
 // Ergonomics: the scope (and a session) make their backend current for the callback; outside it
 // the previous current backend is back.
 TEST_P(Hardening, ScopeAndSessionMakeTheirBackendCurrent) {
