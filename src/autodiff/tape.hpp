@@ -100,18 +100,6 @@ inline void accumulate_into(Tensor& slot, const Tensor& v) {
   slot = slot.defined() ? accumulate(slot, v) : v;
 }
 
-/// True when `t`, saved at version `v`, is unchanged, and so is the tangent it may carry.
-inline bool saved_is_current(const Tensor& t, std::uint32_t v) noexcept;
-/// True when no tensor node `n` saved, nor the tangent it carries, was written in place since it
-/// was saved (Note [Saved versions]).
-inline bool saved_are_current(const TapeNode& n) noexcept {
-  const std::uint32_t* v = n.versions.data();
-  for (const Tensor& t : n.inputs)
-    if (!saved_is_current(t, *v++)) return false;
-  for (const Tensor& t : n.outputs)
-    if (!saved_is_current(t, *v++)) return false;
-  return true;
-}
 /// The RuntimeState error for a node whose saved_are_current() is false, naming the stale
 /// tensor, the op that saved it and the op that wrote it. `api` opens the message ("backward").
 [[noreturn]] void throw_saved_modified(const TapeNode& n, const char* api);
@@ -120,6 +108,7 @@ inline bool saved_are_current(const TapeNode& n) noexcept {
 /// t is ("input", 1); `api` opens the message.
 [[noreturn]] void throw_stale_tangent(const Tensor& t, const char* api, std::string_view op,
                                       const char* role, std::size_t index);
+
 inline bool tangent_is_stale(const TensorAux& a, const Tensor& primal) noexcept {
   return version_of(primal) != a.primal_version || version_of(a.tangent) != a.tangent_version;
 }
@@ -129,10 +118,21 @@ inline void check_tangent_current(const Tensor& t, const char* api, std::string_
   if (a && a->tangent.defined() && tangent_is_stale(*a, t))
     throw_stale_tangent(t, api, op, role, index);
 }
+/// True when `t`, saved at version `v`, is unchanged, and so is the tangent it may carry.
 inline bool saved_is_current(const Tensor& t, std::uint32_t v) noexcept {
   if (version_of(t) != v) return false;
   const TensorAux* a = t.aux().get();
   return !a || !a->tangent.defined() || !tangent_is_stale(*a, t);
+}
+/// True when no tensor node `n` saved, nor the tangent it carries, was written in place since it
+/// was saved (Note [Saved versions]).
+inline bool saved_are_current(const TapeNode& n) noexcept {
+  const std::uint32_t* v = n.versions.data();
+  for (const Tensor& t : n.inputs)
+    if (!saved_is_current(t, *v++)) return false;
+  for (const Tensor& t : n.outputs)
+    if (!saved_is_current(t, *v++)) return false;
+  return true;
 }
 
 /// Throws RuntimeState (a rule bug) unless `got` has the shape and dtype of `input`.

@@ -20,8 +20,8 @@ std::string u128_to_string(unsigned __int128 v) {
   return s;
 }
 
-std::string limit_text() {
-  return "more than the largest allocation of " + std::to_string(allocation_limit()) + " bytes";
+std::string limit_text(std::size_t limit = allocation_limit()) {
+  return "more than the largest allocation of " + std::to_string(limit) + " bytes";
 }
 
 void check_count(std::int64_t numel, DType dtype, std::string_view op, std::string_view shape) {
@@ -44,6 +44,10 @@ std::size_t set_allocation_limit(std::size_t bytes) noexcept {
 
 void throw_out_of_memory(std::string_view op, std::string_view what) {
   throw Error(ErrorKind::OutOfMemory, std::string(op) + ": cannot allocate " + std::string(what));
+}
+
+void throw_above_limit(std::string_view op, std::size_t bytes, std::size_t limit) {
+  throw_out_of_memory(op, std::to_string(bytes) + " bytes: " + limit_text(limit));
 }
 
 std::size_t checked_bytes(std::int64_t numel, DType dtype, std::string_view op) {

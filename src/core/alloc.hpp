@@ -39,6 +39,9 @@ std::size_t set_allocation_limit(std::size_t bytes) noexcept;
 
 /// Throws Error{OutOfMemory}: "<op>: cannot allocate <what>; ...".
 [[noreturn]] void throw_out_of_memory(std::string_view op, std::string_view what);
+/// Throws Error{OutOfMemory} for a request of `bytes` above `limit` (allocation_limit(), or an
+/// allocator's own smaller maximum).
+[[noreturn]] void throw_above_limit(std::string_view op, std::size_t bytes, std::size_t limit);
 
 /// numel * itemsize(dtype), when it is representable and within allocation_limit(); otherwise
 /// Error{OutOfMemory} naming `op`, the element count and the dtype. numel must be >= 0.

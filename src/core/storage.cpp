@@ -22,9 +22,7 @@ namespace detail {
 // Note [Byte counts]: a request above the allocation limit and a heap failure are both
 // Error{OutOfMemory}; std::bad_alloc does not leave.
 Storage* heap_storage_for(std::size_t bytes, std::string_view op) {
-  if (bytes > allocation_limit())
-    throw_out_of_memory(op, std::to_string(bytes) + " bytes: more than the largest allocation of " +
-                                std::to_string(allocation_limit()) + " bytes");
+  if (bytes > allocation_limit()) throw_above_limit(op, bytes, allocation_limit());
   Storage* s = nullptr;
   try {
     s = new Storage;

@@ -134,7 +134,7 @@ Tensor Tensor::empty(Dims shape, DType dtype) {
 }
 
 Tensor detail::empty_for(Dims shape, DType dtype, std::string_view op) {
-  detail::check_shape(shape, op);
+  // checked_bytes also rejects an invalid shape (InvalidArgument), on its slow path.
   const std::size_t bytes = detail::checked_bytes(shape, dtype, op);
   return Tensor::wrap_contiguous_unchecked(StoragePtr(detail::heap_storage_for(bytes, op)),
                                            std::move(shape), dtype);

@@ -71,18 +71,6 @@ void Arbiter::fork_child() noexcept {
   global_.store(new Arbiter, std::memory_order_release);
 }
 
-bool Arbiter::active_conflict(const ResourceRequest& r, ResourceOwner exclude) const noexcept {
-  for (const Active& a : active_)
-    if ((exclude == 0 || a.owner != exclude) && a.request.conflicts_with(r)) return true;
-  return false;
-}
-
-bool Arbiter::holds_active(ResourceOwner owner) const noexcept {
-  for (const Active& a : active_)
-    if (a.owner == owner) return true;
-  return false;
-}
-
 std::string Arbiter::describe_conflicts(const ResourceRequest& r, ResourceOwner exclude) const {
   std::string s;
   for (const Active& a : active_) {
@@ -111,14 +99,13 @@ void Arbiter::grow() {
 }
 
 void Arbiter::grant_waiters() noexcept {
-  // Oldest first; `older_waiter_conflicts` sees only waiters still queued before `w`, i.e. those
+  // Oldest first; the older-waiter rule sees only waiters still queued before `w`, i.e. those
   // that stay blocked in this pass (granted ones have moved to active_).
   Waiter* w = head_;
   while (w != nullptr) {
     Waiter* next = w->next;
-    const bool reentrant = w->reentry_allowed && holds_active(w->owner);
-    if (!active_conflict(*w->request, w->reentry_allowed ? w->owner : 0) &&
-        (reentrant || !older_waiter_conflicts(*w->request, w))) {
+    bool reentrant = false;
+    if (grantable(*w->request, w->owner, w->reentry, w, reentrant)) {
       unlink(w);
       active_.push_back(Active{w->id, w->owner, *w->request, w->holder});
       w->reentrant = reentrant;
@@ -130,7 +117,7 @@ void Arbiter::grant_waiters() noexcept {
 }
 
 bool Arbiter::grantable(const ResourceRequest& r, ResourceOwner owner, Reentry reentry,
-                        bool& reentrant) const noexcept {
+                        const Waiter* before, bool& reentrant) const noexcept {
   // One pass over the active permits: a conflict with another owner, and whether `owner` holds one.
   const bool allowed = reentry == Reentry::allowed;
   bool holds = false;
@@ -142,7 +129,10 @@ bool Arbiter::grantable(const ResourceRequest& r, ResourceOwner owner, Reentry r
     if (a.request.conflicts_with(r)) return false;
   }
   reentrant = allowed && holds;
-  return reentrant || !older_waiter_conflicts(r, nullptr);
+  if (reentrant) return true;
+  for (const Waiter* w = head_; w != before; w = w->next)
+    if (w->request->conflicts_with(r)) return false;
+  return true;
 }
 
 ResourcePermit Arbiter::activate(const ResourceRequest& r, ResourceOwner owner,
@@ -151,18 +141,17 @@ ResourcePermit Arbiter::activate(const ResourceRequest& r, ResourceOwner owner,
   return ResourcePermit(this, next_id_++, owner, reentrant);
 }
 
-Arbiter::Waiter* Arbiter::enqueue(Waiter& node, const ResourceRequest& r, ResourceOwner owner,
-                                  const PermitHolder& holder, Reentry reentry) {
+void Arbiter::enqueue(Waiter& node, const ResourceRequest& r, ResourceOwner owner,
+                      const PermitHolder& holder, Reentry reentry) {
   node.id = next_id_++;
   node.owner = owner;
   node.request = &r;
   node.holder = holder;
-  node.reentry_allowed = reentry == Reentry::allowed;
+  node.reentry = reentry;
   node.prev = tail_;
   (tail_ ? tail_->next : head_) = &node;
   tail_ = &node;
   ++waiting_;
-  return &node;
 }
 
 std::optional<ResourcePermit> Arbiter::wait_for_grant(std::unique_lock<SpinLock>& lock,
@@ -189,14 +178,22 @@ std::optional<ResourcePermit> Arbiter::wait_for_grant(std::unique_lock<SpinLock>
   return std::nullopt;
 }
 
-ResourcePermit Arbiter::acquire(const ResourceRequest& request, ResourceOwner owner,
-                                const PermitHolder& holder, Reentry reentry) {
+std::optional<ResourcePermit> Arbiter::acquire_impl(const ResourceRequest& request,
+                                                    ResourceOwner owner, const PermitHolder& holder,
+                                                    Reentry reentry,
+                                                    const Clock::time_point* deadline,
+                                                    std::string* holders) {
   std::unique_lock lock(mu_);
   reserve_for_one_more();
   bool reentrant = false;
-  if (grantable(request, owner, reentry, reentrant))
+  if (grantable(request, owner, reentry, nullptr, reentrant))
     return activate(request, owner, holder, reentrant);
-  return std::move(*wait_for_grant(lock, request, owner, holder, reentry, nullptr, nullptr));
+  return wait_for_grant(lock, request, owner, holder, reentry, deadline, holders);
+}
+
+ResourcePermit Arbiter::acquire(const ResourceRequest& request, ResourceOwner owner,
+                                const PermitHolder& holder, Reentry reentry) {
+  return std::move(*acquire_impl(request, owner, holder, reentry, nullptr, nullptr));
 }
 
 std::optional<ResourcePermit> Arbiter::acquire_until(const ResourceRequest& request,
@@ -204,12 +201,7 @@ std::optional<ResourcePermit> Arbiter::acquire_until(const ResourceRequest& requ
                                                      const PermitHolder& holder, Reentry reentry,
                                                      Clock::time_point deadline,
                                                      std::string* holders) {
-  std::unique_lock lock(mu_);
-  reserve_for_one_more();
-  bool reentrant = false;
-  if (grantable(request, owner, reentry, reentrant))
-    return activate(request, owner, holder, reentrant);
-  return wait_for_grant(lock, request, owner, holder, reentry, &deadline, holders);
+  return acquire_impl(request, owner, holder, reentry, &deadline, holders);
 }
 
 std::optional<ResourcePermit> Arbiter::try_acquire(const ResourceRequest& request,
@@ -217,7 +209,7 @@ std::optional<ResourcePermit> Arbiter::try_acquire(const ResourceRequest& reques
                                                    Reentry reentry) {
   std::lock_guard lock(mu_);
   bool reentrant = false;
-  if (!grantable(request, owner, reentry, reentrant)) return std::nullopt;
+  if (!grantable(request, owner, reentry, nullptr, reentrant)) return std::nullopt;
   reserve_for_one_more();
   return activate(request, owner, holder, reentrant);
 }

@@ -143,7 +143,7 @@ class Arbiter {
     PermitHolder holder;
     Waiter* prev = nullptr;
     Waiter* next = nullptr;
-    bool reentry_allowed = true;
+    Reentry reentry = Reentry::allowed;
     bool reentrant = false;
     // Set by the granting releaser under mu_, which also releases `wake` under mu_, so the
     // waiter re-takes mu_ once before its node may die.
@@ -152,7 +152,12 @@ class Arbiter {
   };
 
   static Arbiter& make_global() noexcept;
-  // The blocking part of acquire (no deadline: never empty) and acquire_until, with mu_ held.
+  // acquire (no deadline: never empty) and acquire_until.
+  std::optional<ResourcePermit> acquire_impl(const ResourceRequest& request, ResourceOwner owner,
+                                             const PermitHolder& holder, Reentry reentry,
+                                             const Clock::time_point* deadline,
+                                             std::string* holders);
+  // The blocking part of acquire_impl, with mu_ held.
   std::optional<ResourcePermit> wait_for_grant(std::unique_lock<SpinLock>& lock,
                                                const ResourceRequest& request, ResourceOwner owner,
                                                const PermitHolder& holder, Reentry reentry,
@@ -160,21 +165,14 @@ class Arbiter {
                                                std::string* holders);
   void release(std::uint64_t id) noexcept;
   // All below: called with mu_ held.
-  // Whether the request is granted now (Note [Permit ordering]); sets `reentrant`.
+  // Whether the request is granted now (Note [Permit ordering]): the waiters queued before
+  // `before` count as older (nullptr: all of them). Sets `reentrant`.
   bool grantable(const ResourceRequest& r, ResourceOwner owner, Reentry reentry,
-                 bool& reentrant) const noexcept;
+                 const Waiter* before, bool& reentrant) const noexcept;
   ResourcePermit activate(const ResourceRequest& r, ResourceOwner owner, const PermitHolder& holder,
                           bool reentrant);
-  Waiter* enqueue(Waiter& node, const ResourceRequest& r, ResourceOwner owner,
-                  const PermitHolder& holder, Reentry reentry);
-  // `exclude` is the owner whose own permits do not conflict (0: none is excluded).
-  bool active_conflict(const ResourceRequest& r, ResourceOwner exclude) const noexcept;
-  bool holds_active(ResourceOwner owner) const noexcept;
-  bool older_waiter_conflicts(const ResourceRequest& r, const Waiter* before) const noexcept {
-    for (const Waiter* w = head_; w != before; w = w->next)
-      if (w->request->conflicts_with(r)) return true;
-    return false;
-  }
+  void enqueue(Waiter& node, const ResourceRequest& r, ResourceOwner owner,
+               const PermitHolder& holder, Reentry reentry);
   std::string describe_conflicts(const ResourceRequest& r, ResourceOwner exclude) const;
   void grant_waiters() noexcept;
   void reserve_for_one_more() {

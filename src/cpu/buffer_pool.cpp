@@ -42,11 +42,8 @@ Storage* BufferPool::acquire(std::size_t bytes) {
   // Note [Byte counts] (src/core/alloc.hpp): OutOfMemory, never std::bad_alloc.
   const int cls = class_of(bytes);
   if (cls >= kClasses || bytes > allocation_limit())
-    throw_out_of_memory(
-        "buffer pool",
-        std::to_string(bytes) + " bytes: more than the largest allocation of " +
-            std::to_string(std::min(allocation_limit(), kMinClassBytes << (kClasses - 1))) +
-            " bytes");
+    throw_above_limit("buffer pool", bytes,
+                      std::min(allocation_limit(), kMinClassBytes << (kClasses - 1)));
   const std::size_t cap = kMinClassBytes << cls;
   {
     std::lock_guard lock(mu_);

@@ -16,6 +16,13 @@
 
 namespace tenferro::detail {
 
+/// One spin-wait hint (PAUSE on x86, nothing elsewhere).
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
 class SpinLock {
  public:
   void lock() noexcept {
@@ -33,9 +40,7 @@ class SpinLock {
     for (int spins = 0;; ++spins) {
       while (flag_.load(std::memory_order_relaxed)) {
         if (spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-          _mm_pause();
-#endif
+          cpu_relax();
           ++spins;
         } else {
           std::this_thread::yield();
@@ -46,10 +51,6 @@ class SpinLock {
   }
   std::atomic<bool> flag_{false};
 };
-
-}  // namespace tenferro::detail
-
-namespace tenferro::detail {
 
 /// A lock that sleeps: for a critical section that can last as long as user code (the engine
 /// borrow is held across a whole session callback, or a large kernel). The classic three-state
@@ -74,9 +75,7 @@ class BlockingLock {
  private:
   void lock_slow() noexcept {
     for (int spins = 0; spins < 64; ++spins) {
-#if defined(__x86_64__) || defined(__i386__)
-      _mm_pause();
-#endif
+      cpu_relax();
       std::uint32_t c = 0;
       if (state_.load(std::memory_order_relaxed) == 0 &&
           state_.compare_exchange_strong(c, 1, std::memory_order_acquire))
