@@ -22,6 +22,10 @@ enum class ErrorKind {
   BackendFailure,
   /// A byte count that cannot be represented or allocated (docs/errors.md, "Limits").
   OutOfMemory,
+  /// A numerical failure of a linear-algebra op on valid input: a singular matrix (solve, inv), a
+  /// matrix that is not positive definite (cholesky), a non-finite input to an iterative
+  /// decomposition (svd, eigh). The message names the op and the batch index (docs/linalg.md).
+  LinAlgError,
 };
 
 /// Name of an error kind, e.g. "ShapeMismatch".

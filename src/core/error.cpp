@@ -18,6 +18,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
       return "BackendFailure";
     case ErrorKind::OutOfMemory:
       return "OutOfMemory";
+    case ErrorKind::LinAlgError:
+      return "LinAlgError";
   }
   return "Unknown";
 }

@@ -22,17 +22,10 @@
 #include <vector>
 
 #include "cpu/providers/gemm_provider.hpp"
+#include "cpu/providers/openblas_threads.hpp"
 
 namespace tenferro::detail {
 namespace {
-
-void set_openblas_threads(int n) {
-  static std::atomic<int> current{-1};
-  if (current.load(std::memory_order_relaxed) != n) {
-    openblas_set_num_threads(n);
-    current.store(n, std::memory_order_relaxed);
-  }
-}
 
 struct BlasOperand {
   CBLAS_TRANSPOSE trans = CblasNoTrans;

@@ -1,0 +1,55 @@
+// for_each_matrix: Note [Linalg provider rules] in linalg_batch.hpp.
+#include "cpu/kernels/linalg_batch.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+#include "cpu/providers/openblas_threads.hpp"
+
+namespace tenferro::detail::linalg {
+
+Failure for_each_matrix(ExecContext& ctx, I count, I work, std::size_t ws_bytes, bool lapack,
+                        FunctionRef<I(I, char*)> body) {
+  Failure first;
+  if (count <= 0) return first;
+  const std::size_t slot = (std::max<std::size_t>(ws_bytes, 1) + 63) / 64 * 64;
+  const bool parallel = ctx.may_parallelize(count * std::max<I>(work, 1)) && count > 1;
+  const I chunks = parallel ? std::min<I>(count, ctx.threads()) : 1;
+  // Workspace for every chunk up front: workers must not touch the engine's pool.
+  StoragePtr ws(ctx.allocate(slot * static_cast<std::size_t>(chunks)));
+  char* base = static_cast<char*>(ws->data);
+  // OpenBLAS's threads only pay off (and only change rounding) on large matrices: below
+  // kLapackThreadedWork even the blas kind calls it single-threaded, so results are bitwise
+  // identical for every budget there.
+  if (lapack)
+    set_openblas_threads(ctx.kind() == BackendKind::blas && work >= kLapackThreadedWork
+                             ? std::max(1, ctx.threads())
+                             : 1);
+  auto run_chunk = [&](I c, Failure& f) {
+    const I b0 = count * c / chunks, b1 = count * (c + 1) / chunks;
+    char* w = base + slot * static_cast<std::size_t>(c);
+    for (I b = b0; b < b1; ++b) {
+      const I info = body(b, w);
+      if (info != 0 && f.batch < 0) f = Failure{b, info};
+    }
+  };
+  if (chunks == 1) {
+    run_chunk(0, first);
+    return first;
+  }
+  std::mutex mu;
+  ctx.parallel_for_work(chunks, 1, count * std::max<I>(work, 1), [&](I c0, I c1) {
+    for (I c = c0; c < c1; ++c) {
+      Failure f;
+      run_chunk(c, f);
+      if (f) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!first || f.batch < first.batch) first = f;
+      }
+    }
+  });
+  return first;
+}
+
+}  // namespace tenferro::detail::linalg

@@ -1,0 +1,138 @@
+// The batch machinery of the linear-algebra kernels: matrices of a strided tensor, packing, and the
+// one loop that runs a per-matrix body under the provider rules.
+//
+// Note [Linalg provider rules]: LAPACK (OpenBLAS's) follows the GEMM provider rules (Note
+// [OpenBLAS threads] in src/cpu/providers/openblas_gemm.cpp). A blas-kind backend holds the
+// provider-exclusive permit and runs the batch's matrices one after the other, each call threaded
+// by OpenBLAS at the backend's budget when the matrix is large (kLapackThreadedWork), else
+// single-threaded. OpenBLAS's threaded routines may round differently for another thread count,
+// so only there do blas-kind results depend on the budget (in the last bits). A native-kind backend
+// sets OpenBLAS to one thread and splits the batch into at most `threads` contiguous chunks on the
+// backend's arena. Each chunk owns one workspace slot, taken from the engine's buffer pool before
+// the loop (so a prepared run that has run once allocates nothing but its outputs), and every
+// matrix is computed by the same single-threaded code whatever the chunking: results are bitwise
+// identical for every budget.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "cpu/admission.hpp"
+#include "tenferro/detail/callback.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro::detail::linalg {
+
+using I = std::int64_t;
+
+/// The matrices in the last two dims of a strided tensor (rank >= 2; batch dims row-major).
+class MatrixBatch {
+ public:
+  explicit MatrixBatch(const Tensor& t)
+      : base_(static_cast<const char*>(t.numel() > 0 ? t.data_ptr() : nullptr)),
+        item_(static_cast<I>(dtype_size(t.dtype()))) {
+    const std::size_t r = t.shape().size();
+    rows = t.shape()[r - 2];
+    cols = t.shape()[r - 1];
+    rs = t.strides()[r - 2];
+    cs = t.strides()[r - 1];
+    count = 1;
+    for (std::size_t d = 0; d + 2 < r; ++d) {
+      shape_.push_back(t.shape()[d]);
+      strides_.push_back(t.strides()[d]);
+      count *= t.shape()[d];
+    }
+  }
+  I rows = 0, cols = 0, rs = 0, cs = 0, count = 0;
+
+  /// Element (0, 0) of matrix b (b in [0, count)).
+  template <class T>
+  const T* matrix(I b) const {
+    I off = 0;
+    for (std::size_t d = shape_.size(); d-- > 0;) {
+      off += (b % shape_[d]) * strides_[d];
+      b /= shape_[d];
+    }
+    return reinterpret_cast<const T*>(base_ + off * item_);
+  }
+  /// dst[i * cols + j] = m(i, j).
+  template <class T>
+  void pack_row_major(I b, T* dst) const {
+    const T* src = matrix<T>(b);
+    for (I i = 0; i < rows; ++i)
+      for (I j = 0; j < cols; ++j) dst[i * cols + j] = src[i * rs + j * cs];
+  }
+  /// dst[i + j * ld] = m(i, j).
+  template <class T>
+  void pack_col_major(I b, T* dst, I ld) const {
+    const T* src = matrix<T>(b);
+    for (I j = 0; j < cols; ++j)
+      for (I i = 0; i < rows; ++i) dst[i + j * ld] = src[i * rs + j * cs];
+  }
+  /// False when an element of matrix b is NaN or Inf (real or imaginary part).
+  template <class T>
+  bool finite(I b) const {
+    const T* src = matrix<T>(b);
+    for (I i = 0; i < rows; ++i)
+      for (I j = 0; j < cols; ++j)
+        if (!is_finite(src[i * rs + j * cs])) return false;
+    return true;
+  }
+
+ private:
+  template <class T>
+  static bool is_finite(const T& v) {
+    if constexpr (is_complex_v<T>)
+      return std::isfinite(v.real()) && std::isfinite(v.imag());
+    else
+      return std::isfinite(v);
+  }
+  const char* base_;
+  I item_;
+  Dims shape_, strides_;
+};
+
+/// The matrix with the lowest batch index whose body reported a failure (batch < 0: none).
+struct Failure {
+  I batch = -1;
+  I info = 0;
+  explicit operator bool() const noexcept { return batch >= 0; }
+};
+
+/// Work per matrix (rough cycles) from which a blas-kind backend lets OpenBLAS thread a LAPACK call
+/// (about a 50 x 50 svd); below it every kind calls LAPACK single-threaded.
+inline constexpr I kLapackThreadedWork = I{1} << 21;
+
+/// An info value a body returns for a matrix holding NaN or Inf (LAPACK's own infos are smaller).
+inline constexpr I kNonFinite = I{1} << 40;
+
+/// Runs body(b, workspace) for every matrix b in [0, count) under Note [Linalg provider rules].
+/// `work` is the rough cost of one matrix (cycles); `ws_bytes` the workspace one call needs (each
+/// concurrently running chunk gets its own, 64-byte aligned). body returns 0 or a positive info;
+/// the failure with the lowest batch index is returned (every matrix is still computed). Errors
+/// thrown by body propagate. `lapack`: the body calls LAPACK/BLAS (sets OpenBLAS's thread count).
+Failure for_each_matrix(ExecContext& ctx, I count, I work, std::size_t ws_bytes, bool lapack,
+                        FunctionRef<I(I, char*)> body);
+
+/// Bytes for n elements of T, rounded up to 64 (workspace carving).
+template <class T>
+constexpr std::size_t ws_bytes(I n) {
+  return (static_cast<std::size_t>(n) * sizeof(T) + 63) / 64 * 64;
+}
+
+/// Carves consecutive 64-byte aligned arrays out of one workspace block.
+class WorkspaceCarver {
+ public:
+  explicit WorkspaceCarver(char* p) : p_(p) {}
+  template <class T>
+  T* take(I n) {
+    T* r = reinterpret_cast<T*>(p_);
+    p_ += ws_bytes<T>(n);
+    return r;
+  }
+
+ private:
+  char* p_;
+};
+
+}  // namespace tenferro::detail::linalg

@@ -1,0 +1,76 @@
+// Helpers of the linear-algebra derivative rules (linalg_rules.hpp).
+#include "primitives/linalg_rules.hpp"
+
+#include <limits>
+#include <vector>
+
+namespace tenferro::detail::linalg_rules {
+
+Tensor mH(const Tensor& x) { return conj(transpose(x)); }
+
+Tensor re(const Tensor& z) { return is_complex(z.dtype()) ? (z + conj(z)) * 0.5 : z; }
+
+Tensor i_im(const Tensor& z) { return (z - conj(z)) * 0.5; }
+
+Tensor real_of(const Tensor& z) { return cast(z, real_dtype(z.dtype())); }
+
+namespace {
+double tiny_of(DType d) {
+  return is_double_precision(d) ? std::numeric_limits<double>::min()
+                                : static_cast<double>(std::numeric_limits<float>::min());
+}
+}  // namespace
+
+Tensor inverse_gaps(const Tensor& x, double eps) {
+  const Tensor d = unsqueeze(x, -2) - unsqueeze(x, -1);  // d[i, j] = x[j] - x[i]
+  const Tensor scale2 = unsqueeze(square(max(abs(x), {-1}, true)), -1);
+  return d / (square(d) + scale2 * eps + tiny_of(x.dtype()));
+}
+
+Tensor inverse_sums(const Tensor& x, double eps) {
+  const Tensor d = unsqueeze(x, -2) + unsqueeze(x, -1);
+  const Tensor scale2 = unsqueeze(square(max(abs(x), {-1}, true)), -1);
+  return d / (square(d) + scale2 * eps + tiny_of(x.dtype()));
+}
+
+Tensor broadened_inverse(const Tensor& s, double eps) {
+  const Tensor scale2 = square(max(s, {-1}, true));
+  return s / (square(s) + scale2 * eps + tiny_of(s.dtype()));
+}
+
+Tensor hermitian_from_triangle(const Tensor& x, bool lower) {
+  const Tensor strict = lower ? tril(x, -1) : triu(x, 1);
+  return strict + mH(strict) + diag_embed(re(diag(x)));
+}
+
+Tensor triangle_cotangent(const Tensor& g, bool lower) {
+  const Tensor both = g + mH(g);
+  return (lower ? tril(both, -1) : triu(both, 1)) + diag_embed(re(diag(g)));
+}
+
+Tensor read_triangle(const Tensor& x, bool upper, bool unit_diagonal) {
+  if (upper) return triu(x, unit_diagonal ? 1 : 0);
+  return tril(x, unit_diagonal ? -1 : 0);
+}
+
+Tensor adjugate(const Tensor& a) {
+  const std::int64_t n = a.shape().back();
+  const SvdResult r = svd(a);
+  Dims batch(a.shape().begin(), a.shape().end() - 2);
+  // others[i] = prod_{j != i} s_j, without division (prod's rule is exact at zeros too).
+  const Tensor eye = identity_like(n, real_dtype(a.dtype()), batch);
+  const Tensor others = prod(where(eye, scalar_tensor(1.0, r.S.dtype()), unsqueeze(r.S, -2)), {-1});
+  const Tensor phase = slogdet(r.U).sign * slogdet(r.Vh).sign;  // det of unitary factors
+  return unsqueeze(unsqueeze(phase, -1), -1) * matmul(mH(r.Vh) * unsqueeze(others, -2), mH(r.U));
+}
+
+Tensor identity_like(std::int64_t n, DType dtype, Dims batch) {
+  std::vector<double> v(static_cast<std::size_t>(n * n), 0.0);
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i * n + i)] = 1.0;
+  Tensor eye = cast(from_vector(v, {n, n}), dtype);
+  batch.push_back(n);
+  batch.push_back(n);
+  return broadcast_to(eye, std::move(batch));
+}
+
+}  // namespace tenferro::detail::linalg_rules
