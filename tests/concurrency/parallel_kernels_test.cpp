@@ -1,6 +1,7 @@
 // The parallel kernel paths under ThreadSanitizer (label: concurrency, part of the tsan run):
 // elementwise maps, full and axis reductions, the GEMM batch and row splits, 4-thread prepared
-// runs and loans inside a 4-thread scope, each with shapes above the fan-out threshold. Each
+// runs and loans inside a 4-thread scope, the linear-algebra batch split (small kernels and
+// LAPACK, one workspace per chunk), each with shapes above the fan-out threshold. Each
 // checks that the loop really fanned out (CpuBackendDiagnostics::parallel_loops) and that the
 // result equals the 1-thread result -- bitwise where the kernels promise thread-count-independent
 // results (maps, reductions), to rounding for GEMM.
@@ -29,7 +30,15 @@ std::vector<Case> cases() {
   const Tensor mat = randn({512, 512}, 3);
   const Tensor a = randn({96, 96}, 4), b = randn({96, 96}, 5);
   const Tensor ba = randn({64, 16, 16}, 6), bb = randn({64, 16, 16}, 7);
+  // Linear algebra splits the batch into per-chunk workspaces (Note [Linalg provider rules]).
+  const Tensor small = randn({256, 4, 4}, 8), mid = randn({16, 12, 12}, 9);
+  const Tensor sys = randn({16, 20, 20}, 10) + 20.0 * diag_embed(ones({20})),
+               rhs = randn({16, 20}, 11);
   return {
+      {"svd_small_kernel_batch_split", [=] { return svd(small).U; }, true},
+      {"svd_lapack_batch_split", [=] { return svd(mid).Vh; }, true},
+      {"eigh_lapack_batch_split", [=] { return eigh(mid).eigenvectors; }, true},
+      {"solve_lapack_batch_split", [=] { return solve(sys, rhs); }, true},
       {"add", [=] { return add(big, big2); }, true},
       {"exp_mul", [=] { return mul(exp(big), big2); }, true},
       {"sum_full", [=] { return sum(big); }, true},
