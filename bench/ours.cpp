@@ -29,16 +29,23 @@
 #define TF_BENCH_HAVE_REDUCE 1       // sum (ops-reduce)
 #define TF_BENCH_HAVE_GRAD 1         // eager reverse-mode grad (autodiff)
 #define TF_BENCH_HAVE_TRACE 1        // trace, grad(Program), Runtime::prepare/run (trace)
+#define TF_BENCH_HAVE_LINALG 1       // svd, qr, eigh, cholesky, solve, ... (ops/linalg.hpp)
+
+#if TF_BENCH_HAVE_LINALG
+#include <tenferro/ops/linalg.hpp>
+#endif
 
 namespace bench::ours {
 namespace {
 
 using tenferro::Tensor;
 
-Tensor make_input(const Shape& shape, Dt dt, std::uint64_t seed) {
-  const auto values = input_values(numel(shape), seed);
+// Input `index` of `c`, from the values the libtorch twin uses too.
+Tensor make_input(const CaseSpec& c, std::size_t index) {
+  const auto values = case_input_values(c, index);
+  const Shape& shape = c.inputs[index];
   tenferro::Dims dims(shape.begin(), shape.end());
-  if (dt == Dt::f32) {
+  if (c.dtype == Dt::f32) {
     return tenferro::from_vector(std::vector<float>(values.begin(), values.end()), dims);
   }
   return tenferro::from_vector(values, dims);
@@ -61,11 +68,22 @@ std::string op_missing(Op op) {
       return TF_BENCH_HAVE_REDUCE ? "" : "sum not in this build";
     case Op::einsum:
       return TF_BENCH_HAVE_EINSUM ? "" : "einsum not in this build";
+    case Op::svd:
+    case Op::qr:
+    case Op::eigh:
+    case Op::cholesky:
+    case Op::solve:
+      return TF_BENCH_HAVE_LINALG ? "" : "linalg not in this build";
+    case Op::sum_svdvals:
+    case Op::sum_solve:
+    case Op::sum_eigvalsh:
+      return TF_BENCH_HAVE_LINALG && TF_BENCH_HAVE_REDUCE ? "" : "linalg or sum not in this build";
   }
   return "unknown op";
 }
 
-// The forward result of a case (the only place our ops are named). `in` are the inputs.
+// The forward result of a case whose op returns one tensor (the only place, with forward_all,
+// where our ops are named). `in` are the inputs.
 [[maybe_unused]] Tensor forward(const CaseSpec& c, const Tensor* in) {
   switch (c.op) {
 #if TF_BENCH_HAVE_MATMUL
@@ -96,6 +114,47 @@ std::string op_missing(Op op) {
 #if TF_BENCH_HAVE_EINSUM
     case Op::einsum:
       return tenferro::einsum(c.subscripts, std::span<const Tensor>(in, c.inputs.size()));
+#endif
+#if TF_BENCH_HAVE_LINALG
+    case Op::cholesky:
+      return tenferro::cholesky(in[0]);
+    case Op::solve:
+      return tenferro::solve(in[0], in[1]);
+#endif
+#if TF_BENCH_HAVE_LINALG && TF_BENCH_HAVE_REDUCE
+    case Op::sum_svdvals:
+      return tenferro::sum(tenferro::svdvals(in[0]));
+    case Op::sum_solve:
+      return tenferro::sum(tenferro::solve(in[0], in[1]));
+    case Op::sum_eigvalsh:
+      return tenferro::sum(tenferro::eigvalsh(in[0]));
+#endif
+    default:
+      break;
+  }
+  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: op not in this build");
+}
+
+// Every output of a multi_output op, in its order, all kept by the caller (a workload slot, a
+// traced program's outputs): a call's outputs are allocated in the clock and released outside
+// it, and a traced program cannot drop one as dead code. Inline storage: no heap allocation that
+// the libtorch twin's std::array does not make either.
+using Outputs = tenferro::SmallVector<Tensor, 3>;
+[[maybe_unused]] Outputs forward_all(const CaseSpec& c, const Tensor* in) {
+  switch (c.op) {
+#if TF_BENCH_HAVE_LINALG
+    case Op::svd: {
+      tenferro::SvdResult r = tenferro::svd(in[0]);
+      return Outputs{std::move(r.U), std::move(r.S), std::move(r.Vh)};
+    }
+    case Op::qr: {
+      tenferro::QrResult r = tenferro::qr(in[0]);
+      return Outputs{std::move(r.Q), std::move(r.R)};
+    }
+    case Op::eigh: {
+      tenferro::EighResult r = tenferro::eigh(in[0]);
+      return Outputs{std::move(r.eigenvalues), std::move(r.eigenvectors)};
+    }
 #endif
     default:
       break;
@@ -128,10 +187,11 @@ void emit_unsupported(const Context& ctx, std::string_view variant, const std::s
   ctx.emit(r);
 }
 
-// Compares a variant's result with the libtorch twin's (when there is one).
-void check(const Context& ctx, const std::vector<double>& ours, Row& r) {
+// Compares a variant's result with the libtorch twin's (when there is one; both canonicalized).
+void check(const Context& ctx, std::vector<double> ours, Row& r) {
   const auto& ref = ctx.reference;
   if (ref.empty()) return;
+  canonicalize_result(ctx.c, ours);
   if (ours.size() != ref.size()) {
     r.check = "mismatch";
     r.note = "result has " + std::to_string(ours.size()) + " values, libtorch " +
@@ -183,7 +243,7 @@ std::vector<double> flatten(const Tensor& t) {
   }
   return t.to_vector<double>();
 }
-std::vector<double> flatten(const std::vector<Tensor>& ts) {
+std::vector<double> flatten(std::span<const Tensor> ts) {
   std::vector<double> out;
   for (const auto& t : ts) {
     auto v = flatten(t);
@@ -217,6 +277,7 @@ Prepared eager_workload(const Context& ctx) {
     throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: grad not in this build");
 #endif
   }
+  if (multi_output(c->op)) return prepared([c, in] { return forward_all(*c, in); });
   return prepared([c, in] { return forward(*c, in); });
 }
 
@@ -228,8 +289,13 @@ Prepared traced_workload([[maybe_unused]] const Context& ctx,
   std::vector<tenferro::ValueSpec> specs;
   for (const Tensor& t : ctx.inputs) specs.push_back(tenferro::ValueSpec{t.shape(), t.dtype()});
   const CaseSpec* c = &ctx.c;
-  auto f = [c](std::span<const Tensor> x) { return forward(*c, x.data()); };
-  tenferro::Program p = tenferro::trace(f, std::span<const tenferro::ValueSpec>(specs));
+  const std::span<const tenferro::ValueSpec> in_specs(specs);
+  tenferro::Program p =
+      multi_output(c->op)
+          ? tenferro::trace([c](std::span<const Tensor> x) { return forward_all(*c, x.data()); },
+                            in_specs)
+          : tenferro::trace([c](std::span<const Tensor> x) { return forward(*c, x.data()); },
+                            in_specs);
   if (ctx.c.grad) p = tenferro::grad(p);
   struct Traced {
     tenferro::Runtime rt;
@@ -277,7 +343,8 @@ std::string describe_build() {
                   " elementwise=" + std::to_string(TF_BENCH_HAVE_ELEMENTWISE) +
                   " reduce=" + std::to_string(TF_BENCH_HAVE_REDUCE) +
                   " grad=" + std::to_string(TF_BENCH_HAVE_GRAD) +
-                  " trace=" + std::to_string(TF_BENCH_HAVE_TRACE);
+                  " trace=" + std::to_string(TF_BENCH_HAVE_TRACE) +
+                  " linalg=" + std::to_string(TF_BENCH_HAVE_LINALG);
   return s;
 }
 
@@ -287,7 +354,7 @@ void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
               const std::function<void(const Row&)>& emit) {
   Context ctx{c, threads, policy, emit, reference, {}};
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-    ctx.inputs.push_back(make_input(c.inputs[i], c.dtype, i + 1));
+    ctx.inputs.push_back(make_input(c, i));
   }
   std::string eager_missing = op_missing(c.op);
   if (eager_missing.empty() && c.grad && !TF_BENCH_HAVE_GRAD) {

@@ -25,6 +25,30 @@ enum class Op : std::uint8_t {
   add,             // a + b
   sum,             // sum(a) over all elements
   einsum,          // einsum(CaseSpec::subscripts, inputs...) (any number of operands)
+  // Linear algebra (a [..., n, n], leading dims a batch). svd, qr and eigh return several
+  // tensors: a call keeps all of them (multi_output), so that no side can skip one.
+  svd,           // thin svd(a): U, S, Vh
+  qr,            // reduced qr(a): Q, R
+  eigh,          // eigh(a) reading the lower triangle: eigenvalues, eigenvectors
+  cholesky,      // lower Cholesky factor of a
+  solve,         // x with a x = b (b [..., n, r])
+  sum_svdvals,   // sum(svdvals(a))          (a scalar; used by the gradient cases)
+  sum_solve,     // sum(solve(a, b))         (a scalar)
+  sum_eigvalsh,  // sum(eigvalsh(a))         (a scalar; lower triangle)
+};
+
+/// True for the ops whose call returns several tensors (each side's forward_all, not forward).
+inline bool multi_output(Op op) { return op == Op::svd || op == Op::qr || op == Op::eigh; }
+
+/// How the values of a case's FIRST input (the matrix `a`) are made, per [..., n, n] matrix, on
+/// the host in double before either side makes a tensor (case_input_values; docs/benchmarks.md,
+/// "Linear-algebra cases"). Every other input is `raw`.
+enum class InputKind : std::uint8_t {
+  raw,               // input_values as they are (every non-linear-algebra case)
+  general,           // G: the LCG state through a mixer (full rank, distinct singular values)
+  symmetric,         // (G + G^T) / 2
+  spd,               // G G^T / n + I (eigenvalues >= 1)
+  well_conditioned,  // G + (n + 1) I (strictly diagonally dominant)
 };
 
 enum class Dt : std::uint8_t { f32, f64 };
@@ -43,6 +67,8 @@ struct CaseSpec {
   std::string unit = "call";
   /// The einsum subscripts (Op::einsum only); both sides pass the same string.
   std::string subscripts = {};
+  /// How the values of inputs[0] are made (raw for every case but the linear-algebra ones).
+  InputKind a_kind = InputKind::raw;
 };
 
 /// Every case, in the order they are run and printed.
@@ -51,6 +77,19 @@ const std::vector<CaseSpec>& all_cases();
 /// Deterministic input data (the LCG of the tenferro-benchmark suite: values in [-1, 1)),
 /// `numel` values for input number `index` of a case. The same on every machine and both sides.
 std::vector<double> input_values(std::int64_t numel, std::uint64_t seed);
+
+/// The values (row-major) of input number `index` of `c`, from which BOTH sides make that input:
+/// input_values(numel, index + 1), except that inputs[0] of a case with a_kind != raw is the
+/// matrix of that kind made from the same LCG state (see InputKind).
+std::vector<double> case_input_values(const CaseSpec& c, std::size_t index);
+
+/// The result of a call as the two sides compare it: `flat` holds every output of the call,
+/// flattened and concatenated in the op's output order. svd / eigh vectors and the rows of qr's R
+/// are defined up to a sign that correct implementations may choose differently; this fixes it
+/// (svd: each column of U, and the matching row of Vh, has a non-negative sum; eigh: each
+/// eigenvector has a non-negative sum; qr: R's diagonal is non-negative, flipping the matching
+/// column of Q). Other ops are left as they are, as is a `flat` of an unexpected size.
+void canonicalize_result(const CaseSpec& c, std::vector<double>& flat);
 
 std::int64_t numel(const Shape& s);
 std::string_view dtype_name(Dt d);

@@ -8,25 +8,35 @@
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
+#include <array>
 #include <stdexcept>
 #include <vector>
 
 namespace bench::torch_twin {
 namespace {
 
-torch::Tensor make_input(const Shape& shape, Dt dt, std::uint64_t seed, bool requires_grad) {
-  auto values = input_values(numel(shape), seed);
-  auto t = torch::from_blob(values.data(), torch::IntArrayRef(shape), torch::kFloat64).clone();
-  if (dt == Dt::f32) t = t.to(torch::kFloat32);
-  if (requires_grad) t.requires_grad_(true);
+// Input `index` of `c`, from the values the tenferro side uses too.
+torch::Tensor make_input(const CaseSpec& c, std::size_t index) {
+  auto values = case_input_values(c, index);
+  auto t =
+      torch::from_blob(values.data(), torch::IntArrayRef(c.inputs[index]), torch::kFloat64).clone();
+  if (c.dtype == Dt::f32) t = t.to(torch::kFloat32);
+  if (c.grad) t.requires_grad_(true);
   return t;
+}
+
+std::vector<torch::Tensor> make_inputs(const CaseSpec& c) {
+  std::vector<torch::Tensor> in;
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) in.push_back(make_input(c, i));
+  return in;
 }
 
 torch::Tensor mat(const torch::Tensor& a, const torch::Tensor& b) {
   return a.dim() == 3 ? torch::bmm(a, b) : torch::mm(a, b);
 }
 
-// Forward result of a case, given its inputs (no tensor handle is copied per call).
+// Forward result of a case whose op returns one tensor, given its inputs (no tensor handle is
+// copied per call).
 torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in) {
   switch (c.op) {
     case Op::matmul:
@@ -46,8 +56,45 @@ torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in) {
       return in[0].sum();
     case Op::einsum:
       return torch::einsum(c.subscripts, at::TensorList(in, c.inputs.size()));
+    case Op::cholesky:
+      return torch::linalg_cholesky(in[0]);
+    case Op::solve:
+      return torch::linalg_solve(in[0], in[1]);
+    case Op::sum_svdvals:
+      return torch::linalg_svdvals(in[0]).sum();
+    case Op::sum_solve:
+      return torch::linalg_solve(in[0], in[1]).sum();
+    case Op::sum_eigvalsh:
+      return torch::linalg_eigvalsh(in[0], "L").sum();
+    case Op::svd:
+    case Op::qr:
+    case Op::eigh:
+      break;  // forward_all
   }
-  throw std::logic_error("unknown op");
+  throw std::logic_error("forward: not a single-output op");
+}
+
+// Every output of a multi_output op, in its order (undefined tensors after the last), all kept
+// by the caller: allocated in the clock, released outside it, like tenferro's forward_all.
+using Outputs = std::array<torch::Tensor, 3>;
+Outputs forward_all(const CaseSpec& c, const torch::Tensor* in) {
+  switch (c.op) {
+    case Op::svd: {
+      auto [U, S, Vh] = torch::linalg_svd(in[0], /*full_matrices=*/false);
+      return {std::move(U), std::move(S), std::move(Vh)};
+    }
+    case Op::qr: {
+      auto [Q, R] = torch::linalg_qr(in[0], "reduced");
+      return {std::move(Q), std::move(R), torch::Tensor()};
+    }
+    case Op::eigh: {
+      auto [w, V] = torch::linalg_eigh(in[0], "L");
+      return {std::move(w), std::move(V), torch::Tensor()};
+    }
+    default:
+      break;
+  }
+  throw std::logic_error("forward_all: not a multi-output op");
 }
 
 }  // namespace
@@ -68,15 +115,15 @@ std::string configure_threads(int threads) {
 
 std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not) {
   try {
-    std::vector<torch::Tensor> in;
-    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-      in.push_back(make_input(c.inputs[i], c.dtype, i + 1, c.grad));
-    }
+    const std::vector<torch::Tensor> in = make_inputs(c);
     if (c.grad) {
       return make_workload([in, cs = &c]() -> std::vector<torch::Tensor> {
         torch::Tensor loss = forward(*cs, in.data());
         return torch::autograd::grad({loss}, in);
       });
+    }
+    if (multi_output(c.op)) {
+      return make_workload([in, cs = &c] { return forward_all(*cs, in.data()); });
     }
     return make_workload([in, cs = &c] { return forward(*cs, in.data()); });
   } catch (const std::exception& e) {
@@ -86,13 +133,14 @@ std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not) {
 }
 
 std::vector<double> reference(const CaseSpec& c) {
-  std::vector<torch::Tensor> in;
-  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-    in.push_back(make_input(c.inputs[i], c.dtype, i + 1, c.grad));
-  }
+  const std::vector<torch::Tensor> in = make_inputs(c);
   std::vector<torch::Tensor> outs;
   if (c.grad) {
     outs = torch::autograd::grad({forward(c, in.data())}, in);
+  } else if (multi_output(c.op)) {
+    for (auto& t : forward_all(c, in.data())) {
+      if (t.defined()) outs.push_back(std::move(t));
+    }
   } else {
     outs.push_back(forward(c, in.data()));
   }
@@ -102,6 +150,7 @@ std::vector<double> reference(const CaseSpec& c) {
     const double* p = d.data_ptr<double>();
     flat.insert(flat.end(), p, p + d.numel());
   }
+  canonicalize_result(c, flat);
   return flat;
 }
 
