@@ -28,6 +28,12 @@ using adtest::FdFn;
 
 inline const DType kDtypes[] = {DType::f64, DType::c128};
 
+/// VJP and JVP of f at x against central differences.
+inline void check_fd(const FdFn& f, std::vector<Tensor> x) {
+  EXPECT_TRUE(adtest::check_vjp(f, x));
+  EXPECT_TRUE(adtest::check_jvp(f, x));
+}
+
 inline std::string name_of(DType d) { return std::string(dtype_name(d)); }
 
 /// Conjugate transpose of the last two dims.

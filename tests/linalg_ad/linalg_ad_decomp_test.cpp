@@ -27,11 +27,6 @@ using tenferro::adtest::check_vjp;
 
 namespace {
 
-void check_fd(const FdFn& f, std::vector<Tensor> x) {
-  EXPECT_TRUE(check_vjp(f, x));
-  EXPECT_TRUE(check_jvp(f, x));
-}
-
 std::vector<double> first(std::vector<double> v, I k) {
   v.resize(static_cast<std::size_t>(k));
   return v;

@@ -17,15 +17,6 @@ using namespace tenferro::linalg_ad;
 using tenferro::adtest::check_jvp;
 using tenferro::adtest::check_vjp;
 
-namespace {
-
-void check_fd(const FdFn& f, std::vector<Tensor> x) {
-  EXPECT_TRUE(check_vjp(f, x));
-  EXPECT_TRUE(check_jvp(f, x));
-}
-
-}  // namespace
-
 // ---- solve ----
 
 TEST(LinalgAdSolve, MatrixVectorAndBroadcastRightHandSides) {

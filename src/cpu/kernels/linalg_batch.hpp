@@ -25,6 +25,20 @@ namespace tenferro::detail::linalg {
 
 using I = std::int64_t;
 
+template <class T>
+T conj_of(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::conj(v);
+  else
+    return v;
+}
+
+/// f(T{}) with T the element type of a's dtype (the kernels' entry points dispatch with it).
+template <class F>
+void by_dtype(const Tensor& a, F&& f) {
+  visit_dtype(a.dtype(), [&](auto z) { f(z); });
+}
+
 /// The matrices in the last two dims of a strided tensor (rank >= 2; batch dims row-major).
 class MatrixBatch {
  public:

@@ -16,13 +16,6 @@ namespace tenferro::detail::linalg {
 namespace {
 
 template <class T>
-T conj_of(const T& v) {
-  if constexpr (is_complex_v<T>)
-    return std::conj(v);
-  else
-    return v;
-}
-template <class T>
 T real_part(const T& v) {
   if constexpr (is_complex_v<T>)
     return T(v.real(), 0);
@@ -205,11 +198,6 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
       for (I j = 0; j < qcols; ++j) Qb[i * qcols + j] = x[i + j * m];
     return 0;
   });
-}
-
-template <class F>
-void by_dtype(const Tensor& a, F&& f) {
-  visit_dtype(a.dtype(), [&](auto z) { f(z); });
 }
 
 }  // namespace

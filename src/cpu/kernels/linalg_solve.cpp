@@ -14,13 +14,6 @@
 namespace tenferro::detail::linalg {
 namespace {
 
-template <class T>
-T conj_of(const T& v) {
-  if constexpr (is_complex_v<T>)
-    return std::conj(v);
-  else
-    return v;
-}
 // LAPACK's pivot measure (|re| + |im| for complex, as i?amax).
 template <class T>
 real_t<T> abs1(const T& v) {
@@ -266,11 +259,6 @@ void triangular_solve_t(ExecContext& ctx, const Tensor& a, const Tensor& b, Tens
     trsm<T>(upper, left, unit, rows, cols, ab, n, xb, cols);
     return 0;
   });
-}
-
-template <class F>
-void by_dtype(const Tensor& a, F&& f) {
-  visit_dtype(a.dtype(), [&](auto z) { f(z); });
 }
 
 }  // namespace
