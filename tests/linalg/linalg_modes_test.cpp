@@ -7,6 +7,9 @@
 using namespace tenferro;
 using namespace tenferro::linalg_test;
 
+extern "C" void openblas_set_num_threads(int num_threads);
+extern "C" int openblas_get_num_threads(void);
+
 namespace {
 
 // Every op family in one function of (a general, h Hermitian/PD, b right-hand sides).
@@ -128,6 +131,22 @@ TEST(LinalgModes, PreparedRunAllocatesOnlyItsOutputsAfterWarmUp) {
   const auto misses = backend.buffer_pool_stats().misses;
   (void)rt.run(ops, in);
   EXPECT_EQ(backend.buffer_pool_stats().misses, misses);
+}
+
+TEST(LinalgModes, AnotherLibrarysOpenBlasThreadCountDoesNotLeakIntoNativeCalls) {
+  // libtorch or NumPy in the same process may set OpenBLAS's one process-wide thread count; a
+  // native-kind LAPACK call must still run single-threaded (Note [Linalg provider rules]).
+  const CpuBackend backend(CpuBackendOptions{.threads = 1});
+  BackendGuard use(backend);
+  const Case c{2, 20};
+  const std::vector<Tensor> in = inputs(c);
+  (void)solve(in[0], in[2]);    // tenferro sets 1
+  openblas_set_num_threads(2);  // "another library"
+  (void)solve(in[0], in[2]);
+  EXPECT_EQ(openblas_get_num_threads(), 1);
+  openblas_set_num_threads(2);
+  (void)svd(in[0]);
+  EXPECT_EQ(openblas_get_num_threads(), 1);
 }
 
 }  // namespace
