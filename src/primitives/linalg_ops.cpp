@@ -67,8 +67,9 @@ Tensor bind_pair(const Primitive& p, const char* op, const Tensor& a, const Tens
 }
 
 // The degeneracy broadening for `dt`: an explicit non-negative eps, else the dtype's default.
-double resolve_eps(DType dt, double eps) {
-  if (std::isnan(eps)) throw Error(ErrorKind::InvalidArgument, "degeneracy_eps must not be NaN");
+double resolve_eps(const char* op, DType dt, double eps) {
+  if (std::isnan(eps))
+    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": degeneracy_eps must not be NaN");
   if (eps >= 0) return eps;
   return is_double_precision(dt) ? kDegeneracyEpsDouble : kDegeneracyEpsSingle;
 }
@@ -108,7 +109,7 @@ using detail::linalg_rules::mH;
 SvdResult svd(const Tensor& a, const SvdOptions& options) {
   detail::require_defined("svd", {a});
   auto r = bind(detail::SvdPrim(options.full_matrices, true,
-                                detail::resolve_eps(a.dtype(), options.degeneracy_eps)),
+                                detail::resolve_eps("svd", a.dtype(), options.degeneracy_eps)),
                 {&a, 1});
   return {std::move(r[0]), std::move(r[1]), std::move(r[2])};
 }
@@ -121,7 +122,8 @@ SvdResult svd(const Tensor& a, bool full_matrices) {
 Tensor svdvals(const Tensor& a) {
   detail::require_defined("svdvals", {a});
   if (a.requires_grad()) return svd(a).S;
-  return bind1(detail::SvdPrim(false, false, detail::resolve_eps(a.dtype(), kDefaultDegeneracyEps)),
+  return bind1(detail::SvdPrim(false, false,
+                               detail::resolve_eps("svdvals", a.dtype(), kDefaultDegeneracyEps)),
                {a});
 }
 
@@ -146,7 +148,7 @@ QrResult qr(const Tensor& a, QrMode mode) {
 EighResult eigh(const Tensor& a, const EighOptions& options) {
   detail::require_defined("eigh", {a});
   auto r = bind(detail::EighPrim(options.uplo == Uplo::lower, true,
-                                 detail::resolve_eps(a.dtype(), options.degeneracy_eps)),
+                                 detail::resolve_eps("eigh", a.dtype(), options.degeneracy_eps)),
                 {&a, 1});
   return {std::move(r[0]), std::move(r[1])};
 }
@@ -157,7 +159,7 @@ Tensor eigvalsh(const Tensor& a, Uplo uplo) {
   detail::require_defined("eigvalsh", {a});
   if (a.requires_grad()) return eigh(a, uplo).eigenvalues;
   return bind1(detail::EighPrim(uplo == Uplo::lower, false,
-                                detail::resolve_eps(a.dtype(), kDefaultDegeneracyEps)),
+                                detail::resolve_eps("eigvalsh", a.dtype(), kDefaultDegeneracyEps)),
                {a});
 }
 

@@ -43,6 +43,16 @@ TEST(LinalgErrors, ShapesAndRanks) {
   expect_error(ErrorKind::InvalidArgument, [&] { (void)vector_norm(v, NAN); }, {"ord"});
   expect_error(ErrorKind::InvalidArgument, [&] { (void)svd_truncated(sq, 1, -1.0); }, {"cutoff"});
   expect_error(ErrorKind::InvalidArgument, [&] { (void)svd_truncated(sq, 1, NAN); }, {"cutoff"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)svd(sq, SvdOptions{false, NAN});
+               },
+               {"svd", "degeneracy_eps"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)eigh(sq, EighOptions{Uplo::lower, NAN});
+               },
+               {"eigh", "degeneracy_eps"});
 }
 
 TEST(LinalgErrors, SingularMatrixNamesTheBatchIndex) {
