@@ -8,6 +8,7 @@
 // contiguous form (constant offsets); other shapes up to 8 use the same code with runtime trip
 // counts. (An earlier version instantiated every (m, n, k) in {1..4}^3 as well: 4x the compile
 // time for little gain over the runtime-size loop.)
+#include "cpu/kernels/complex_mul.hpp"
 #include "cpu/kernels/gemm.hpp"
 
 namespace tenferro::detail {
@@ -21,16 +22,6 @@ inline void mac(T& acc, const T& x, const T& y) noexcept {
             acc.imag() + x.real() * y.imag() + x.imag() * y.real());
   } else {
     acc += x * y;
-  }
-}
-
-// x * y, likewise without the recovery.
-template <class T>
-inline T mul(const T& x, const T& y) noexcept {
-  if constexpr (is_complex_v<T>) {
-    return T(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
-  } else {
-    return x * y;
   }
 }
 
@@ -93,7 +84,7 @@ template <class T, int S, bool Contig>
       for (int j = 0; j < n; ++j) lb[q][j] = load(b + q * brs + j * bcs, sb);
     for (int i = 0; i < m; ++i) {
       T acc[MM];
-      for (int j = 0; j < n; ++j) acc[j] = mul(la[i][0], lb[0][j]);  // k >= 1
+      for (int j = 0; j < n; ++j) acc[j] = fast_mul(la[i][0], lb[0][j]);  // k >= 1
       for (int q = 1; q < k; ++q)
         for (int j = 0; j < n; ++j) mac(acc[j], la[i][q], lb[q][j]);
       for (int j = 0; j < n; ++j) c[i * crs + j * ccs] = acc[j];

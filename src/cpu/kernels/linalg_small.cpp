@@ -10,20 +10,13 @@
 #include <limits>
 #include <new>
 
+#include "cpu/kernels/complex_mul.hpp"
+
 namespace tenferro::detail::small {
 namespace {
 
 template <class T>
 using R = real_t<T>;
-
-template <class T>
-inline T mul(const T& x, const T& y) noexcept {
-  if constexpr (is_complex_v<T>) {
-    return T(x.real() * y.real() - x.imag() * y.imag(), x.real() * y.imag() + x.imag() * y.real());
-  } else {
-    return x * y;
-  }
-}
 
 // conj(x) * y
 template <class T>
@@ -190,8 +183,8 @@ template <class T>
 inline void rotate_cols(T* x, T* y, int len, R<T> c, const T& se, const T& sec) noexcept {
   for (int i = 0; i < len; ++i) {
     const T xi = x[i], yi = y[i];
-    x[i] = scal(xi, c) - mul(sec, yi);
-    y[i] = mul(se, xi) + scal(yi, c);
+    x[i] = scal(xi, c) - fast_mul(sec, yi);
+    y[i] = fast_mul(se, xi) + scal(yi, c);
   }
 }
 
@@ -278,7 +271,7 @@ void orthonormalise_column(T* U, int rows, int j) noexcept {
         for (int l = 0; l < j; ++l) {
           const T* ul = U + l * rows;
           const T p = dotc(ul, x, rows);
-          for (int i = 0; i < rows; ++i) x[i] -= mul(p, ul[i]);
+          for (int i = 0; i < rows; ++i) x[i] -= fast_mul(p, ul[i]);
         }
       }
       const Real after = sumsq(x, rows);
@@ -628,7 +621,7 @@ T larfg(int len, T& alpha, T* x) noexcept {
       const Real ratio = dr / di, den = di + dr * ratio;
       r = T(ratio / den, -1 / den);
     }
-    for (int i = 0; i < len - 1; ++i) x[i] = mul(r, x[i]);
+    for (int i = 0; i < len - 1; ++i) x[i] = fast_mul(r, x[i]);
   } else {
     tau = (beta - alphr) / beta;
     const Real sc = 1 / (alphr - beta);
@@ -646,8 +639,8 @@ inline void apply_reflector(const T* v, int rows, T tau, T* C, int ld, int cols)
   if (tau == T(0)) return;
   for (int j = 0; j < cols; ++j) {
     T* cj = C + j * ld;
-    const T wj = mul(tau, dotc(v, cj, rows));
-    for (int i = 0; i < rows; ++i) cj[i] -= mul(wj, v[i]);
+    const T wj = fast_mul(tau, dotc(v, cj, rows));
+    for (int i = 0; i < rows; ++i) cj[i] -= fast_mul(wj, v[i]);
   }
 }
 
@@ -693,7 +686,7 @@ void qr_impl(int m, int n, const T* a, T* q_out, T* r_out, bool complete) {
       apply_reflector(col, m - i, tau[i], col + m, m, nq - i - 1);
     }
     const T mt = -tau[i];
-    for (int l = 1; l < m - i; ++l) col[l] = mul(mt, col[l]);
+    for (int l = 1; l < m - i; ++l) col[l] = fast_mul(mt, col[l]);
     col[0] = T(1) - tau[i];
     for (int l = 0; l < i; ++l) Q[i * m + l] = T(0);
   }
