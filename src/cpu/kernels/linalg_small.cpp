@@ -177,6 +177,22 @@ inline Rotation<Real> jacobi_rotation(Real app, Real aqq, Real absg) noexcept {
   return {c, s, t};
 }
 
+// s e and s conj(e) of the rotation above, e = g / |g| the phase of the off-diagonal g.
+template <class T>
+struct SignedSines {
+  T se, sec;
+};
+template <class T>
+inline SignedSines<T> signed_sines(const T& g, R<T> absg, R<T> s) noexcept {
+  if constexpr (is_complex_v<T>) {
+    const T se = scal(scal(g, 1 / absg), s);
+    return {se, conj_(se)};
+  } else {
+    const T se = g < 0 ? -s : s;
+    return {se, se};
+  }
+}
+
 // [x, y] <- [x, y] J for the rotation above: x' = c x - s conj(e) y, y' = s e x + c y.
 // se = s e, sec = s conj(e).
 template <class T>
@@ -361,14 +377,7 @@ bool svd_impl(int m, int n, const T* a, T* u_out, R<T>* s_out, T* vh_out) {
         if (nmin < floor_abs || nmin < eps4 * nmax) continue;
         rotated = true;
         const auto [c, s, t] = jacobi_rotation(nrm[p], nrm[q], absg);
-        T se, sec;
-        if constexpr (is_complex_v<T>) {
-          const T ph = scal(gamma, 1 / absg);
-          se = scal(ph, s);
-          sec = conj_(se);
-        } else {
-          se = sec = gamma < 0 ? -s : s;
-        }
+        const auto [se, sec] = signed_sines(gamma, absg, s);
         rotate_cols_norms(gp, gq, M, c, se, sec, nrm[p], nrm[q]);
         if (vectors) rotate_cols(v + p * N, v + q * N, N, c, se, sec);
       }
@@ -488,14 +497,7 @@ bool eigh_impl(int n, const T* a, bool lower, R<T>* w_out, T* v_out) {
           continue;
         rotated = true;
         const auto [c, s, t] = jacobi_rotation(d[p], d[q], absg);
-        T se, sec;
-        if constexpr (is_complex_v<T>) {
-          const T ph = scal(apq, 1 / absg);
-          se = scal(ph, s);
-          sec = conj_(se);
-        } else {
-          se = sec = apq < 0 ? -s : s;
-        }
+        const auto [se, sec] = signed_sines(apq, absg, s);
         d[p] -= t * absg;
         d[q] += t * absg;
         T* cp = A + p * n;
