@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <sstream>
 
 #include "tenferro/ops.hpp"
@@ -151,4 +153,24 @@ TEST(Tensor, Allclose) {
   EXPECT_TRUE(allclose(a, from_values({1, 2 + 1e-9}, {2}, DType::f32)));
   EXPECT_FALSE(allclose(a, from_values({1, 2.1}, {2})));
   EXPECT_FALSE(allclose(a, from_values({1, 2}, {1, 2})));
+}
+
+// heap_storage puts the header and the data in one block: the data is still 64-byte aligned,
+// holds what was asked for, and a zero-byte storage is valid.
+TEST(Tensor, HeapStorageDataIsAlignedAndWritableForEverySize) {
+  for (std::size_t bytes : {0, 1, 7, 8, 63, 64, 65, 1000, 4096, 1 << 20}) {
+    tenferro::StoragePtr s(tenferro::heap_storage(bytes));
+    ASSERT_NE(s->data, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(s->data) % 64, 0u) << bytes << " bytes";
+    EXPECT_EQ(s->bytes, bytes);
+    if (bytes) {
+      std::memset(s->data, 0xab, bytes);
+      EXPECT_EQ(static_cast<unsigned char*>(s->data)[bytes - 1], 0xab);
+    }
+  }
+  for (std::int64_t n : {1, 3, 17, 1000}) {
+    const tenferro::Tensor t = tenferro::ones({n}, tenferro::DType::f32);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 64, 0u);
+    EXPECT_EQ(t.to_vector<float>().back(), 1.0f);
+  }
 }
