@@ -146,6 +146,11 @@ class Tensor {
   /// Internal: wrap_contiguous without any check, for outputs the library allocated itself from
   /// this very shape (Note [Byte counts] in src/core/alloc.hpp); the hot path of every op.
   static Tensor wrap_contiguous_unchecked(StoragePtr storage, Dims shape, DType dtype);
+  /// Internal: makes this (undefined) tensor a contiguous output as wrap_contiguous_unchecked does,
+  /// with the strides and element count already known (the eager cache keeps them per output
+  /// layout); filled in place, so the inline shape and strides are written once.
+  void set_layout_unchecked(StoragePtr storage, const Dims& shape, const Dims& strides,
+                            std::int64_t numel, DType dtype);
 
  private:
   std::int64_t element_offset(std::span<const std::int64_t> index, const char* op) const;

@@ -137,19 +137,26 @@ std::shared_ptr<TensorAux> new_aux() {
   return std::allocate_shared<TensorAux>(PoolAllocator<TensorAux>{});
 }
 
-Tensor without_grad(const Tensor& t) {
-  const TensorAux* a = t.aux().get();
-  if (!a || (!a->requires_grad && !a->grad_fn)) return t;
-  Tensor r = t;
+namespace {
+// Makes r (a copy of a tensor whose aux is `a`) carry no tape link: no aux, or a fresh one with
+// only the tangent and trace state.
+void strip_grad(Tensor& r, const TensorAux* a) {
+  if (!a || (!a->requires_grad && !a->grad_fn)) return;
   if (!a->tangent.defined() && !a->trace) {
     r.set_aux(nullptr);
-    return r;
+    return;
   }
   auto b = new_aux();
   b->copy_tangent(*a);
   b->trace = a->trace;
   b->trace_value = a->trace_value;
   r.set_aux(std::move(b));
+}
+}  // namespace
+
+Tensor without_grad(const Tensor& t) {
+  Tensor r = t;
+  strip_grad(r, t.aux().get());
   return r;
 }
 
@@ -174,8 +181,8 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
   // The node is filled in place (no intermediate lists); if bind throws, it goes back to the pool.
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});
   for (const Tensor& t : in) {
-    node->inputs.push_back(without_grad(t));
-    node->versions.push_back(version_of(t));  // Note [Saved versions]
+    strip_grad(node->inputs.emplace_back(t), t.aux().get());  // copied in place, then unlinked
+    node->versions.push_back(version_of(t));                  // Note [Saved versions]
     const auto& a = t.aux();
     node->edges.push_back(a && (a->requires_grad || a->grad_fn) ? a : nullptr);
   }

@@ -156,6 +156,16 @@ Tensor Tensor::wrap_contiguous(StoragePtr storage, Dims shape, DType dtype) {
   return wrap_contiguous_unchecked(std::move(storage), std::move(shape), dtype);
 }
 
+void Tensor::set_layout_unchecked(StoragePtr storage, const Dims& shape, const Dims& strides,
+                                  std::int64_t numel, DType dtype) {
+  shape_ = shape;
+  strides_ = strides;
+  numel_ = numel;
+  storage_ = std::move(storage);
+  dtype_ = dtype;
+  defined_ = true;
+}
+
 Tensor Tensor::wrap_contiguous_unchecked(StoragePtr storage, Dims shape, DType dtype) {
   // Every op output comes through here: strides and numel in one pass, no temporary Dims (the
   // copy of `shape` only sizes the strides; Note [SmallVector fast copy]). The caller sized the

@@ -11,6 +11,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -21,57 +22,81 @@ struct CacheStats {
   std::size_t size = 0, capacity = 0;
 };
 
-/// LRU map of at most `capacity` entries. Not thread-safe (the engine borrow serialises it).
-template <class K, class V, class Hash = std::hash<K>>
+/// LRU map of at most `capacity` entries; capacity 0 keeps nothing (every find misses). The one
+/// bounded cache of the code base: engine caches (eager entries, LAPACK workspace sizes) and the
+/// runtime's prepared plans. `find` also takes a probe of another type Q when Hash accepts Q and
+/// Eq compares Q with K (both orders), so a lookup need not build an owning key.
+/// Not thread-safe: the engine borrow (or the runtime's mutex) serialises it.
+template <class K, class V, class Hash = std::hash<K>, class Eq = std::equal_to<K>>
 class BoundedCache {
+  using Order = std::list<std::pair<K, V>>;
+  // The index refers to the key inside its list node (nodes never move), so a key is stored once.
+  template <class Q>
+  static const auto& deref(const Q& q) noexcept {
+    if constexpr (std::is_same_v<Q, const K*>)
+      return *q;
+    else
+      return q;
+  }
+  struct RefHash {
+    using is_transparent = void;
+    template <class Q>
+    std::size_t operator()(const Q& q) const {
+      return Hash{}(deref(q));
+    }
+  };
+  struct RefEq {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return Eq{}(deref(a), deref(b));
+    }
+  };
+
  public:
-  explicit BoundedCache(std::size_t capacity = 64) : capacity_(capacity == 0 ? 1 : capacity) {}
+  explicit BoundedCache(std::size_t capacity = 64) : capacity_(capacity) {}
 
   /// The cached value (now most recently used), or null. Counts a hit or a miss.
-  V* find(const K& key) {
+  template <class Q = K>
+  V* find(const Q& key) {
     auto it = index_.find(key);
     if (it == index_.end()) {
       ++stats_.misses;
       return nullptr;
     }
     ++stats_.hits;
-    order_.splice(order_.begin(), order_, it->second);
+    if (it->second != order_.begin()) order_.splice(order_.begin(), order_, it->second);
     return &it->second->second;
   }
-  /// Inserts or replaces; evicts the least recently used entry beyond capacity.
-  V& insert(const K& key, V value) {
+  /// Inserts or replaces; evicts the least recently used entry beyond capacity. Null (nothing
+  /// kept) when the capacity is 0.
+  V* insert(K key, V value) {
+    if (capacity_ == 0) return nullptr;
     if (auto it = index_.find(key); it != index_.end()) {
       it->second->second = std::move(value);
       order_.splice(order_.begin(), order_, it->second);
-      return it->second->second;
+      return &it->second->second;
     }
-    order_.emplace_front(key, std::move(value));
-    index_.emplace(key, order_.begin());
-    if (order_.size() > capacity_) {
-      index_.erase(order_.back().first);
-      order_.pop_back();
-      ++stats_.evictions;
-    }
-    return order_.front().second;
+    order_.emplace_front(std::move(key), std::move(value));
+    index_.emplace(&order_.front().first, order_.begin());
+    while (order_.size() > capacity_) evict_last();
+    return &order_.front().second;
   }
-  /// find, else insert make() (make runs only on a miss).
+  /// find, else insert make() (make runs only on a miss). Requires capacity > 0.
   template <class Make>
   V& get_or_insert(const K& key, Make&& make) {
     if (V* v = find(key)) return *v;
-    return insert(key, std::forward<Make>(make)());
+    return *insert(key, std::forward<Make>(make)());
   }
   void clear() noexcept {
     index_.clear();
     order_.clear();
   }
   void set_capacity(std::size_t c) {
-    capacity_ = c == 0 ? 1 : c;
-    while (order_.size() > capacity_) {
-      index_.erase(order_.back().first);
-      order_.pop_back();
-      ++stats_.evictions;
-    }
+    capacity_ = c;
+    while (order_.size() > capacity_) evict_last();
   }
+  std::size_t capacity() const noexcept { return capacity_; }
   std::size_t size() const noexcept { return order_.size(); }
   CacheStats stats() const noexcept {
     CacheStats s = stats_;
@@ -81,9 +106,15 @@ class BoundedCache {
   }
 
  private:
+  void evict_last() {
+    index_.erase(&order_.back().first);
+    order_.pop_back();
+    ++stats_.evictions;
+  }
+
   std::size_t capacity_;
-  std::list<std::pair<K, V>> order_;  // front = most recently used
-  std::unordered_map<K, typename std::list<std::pair<K, V>>::iterator, Hash> index_;
+  Order order_;  // front = most recently used
+  std::unordered_map<const K*, typename Order::iterator, RefHash, RefEq> index_;
   CacheStats stats_;
 };
 

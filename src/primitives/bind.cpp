@@ -1,6 +1,7 @@
 // bind(): the join point of the catalog and its interpreters, plus the eager interpreter.
 #include "core/alloc.hpp"
 #include "core/tensor_aux.hpp"
+#include "primitives/eager_cache.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/eager.hpp"
 
@@ -75,16 +76,30 @@ TensorList execute_in(ExecContext& ctx, const Primitive& p, std::span<const Tens
   return out;
 }
 
-TensorList eager_apply(const Primitive& p, std::span<const Tensor> in) {
-  TensorList out;
-  {
+namespace {
+// The eager interpreter (Note [Eager cache]): a view when the primitive can make one, else the
+// cached kernel on the current backend.
+void eager_into(const Primitive& p, InputRefs in, std::span<const Tensor> in_span,
+                TensorList& out) {
+  if (in.size() == 1) {
     Tensor v;
-    if (p.try_view(in, v)) {
+    if (p.try_view(*in[0], v)) {
       out.push_back(std::move(v));
-      return out;
+      return;
     }
   }
-  run_operation(current_backend(), [&](ExecContext& ctx) { execute_into(ctx, p, in, out); });
+  run_operation(current_backend(),
+                [&](ExecContext& ctx) { eager_execute(ctx, p, in, in_span, out); });
+}
+
+bool plain(const Tensor& t) noexcept { return t.defined() && !t.aux(); }
+}  // namespace
+
+TensorList eager_apply(const Primitive& p, std::span<const Tensor> in) {
+  SmallVector<const Tensor*, 4> refs;
+  for (const Tensor& t : in) refs.push_back(&t);
+  TensorList out;
+  eager_into(p, refs, in, out);
   return out;
 }
 
@@ -97,6 +112,22 @@ TensorList bind(const Primitive& p, std::span<const Tensor> in) {
 
 Tensor bind1(const Primitive& p, std::span<const Tensor> in) {
   TensorList out = bind(p, in);
+  return std::move(out[0]);
+}
+
+Tensor bind1(const Primitive& p, const Tensor& a) {
+  if (!plain(a)) return bind1(p, std::span<const Tensor>(&a, 1));
+  const Tensor* refs[] = {&a};
+  TensorList out;
+  eager_into(p, refs, std::span<const Tensor>(&a, 1), out);
+  return std::move(out[0]);
+}
+
+Tensor bind1(const Primitive& p, const Tensor& a, const Tensor& b) {
+  if (!plain(a) || !plain(b)) return bind1(p, {a, b});
+  const Tensor* refs[] = {&a, &b};
+  TensorList out;
+  eager_into(p, refs, {}, out);
   return std::move(out[0]);
 }
 

@@ -271,7 +271,7 @@ void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor
 }
 
 Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p) {
-  return bind1(DotGeneralPrim(std::move(p)), {a, b});
+  return bind1(DotGeneralPrim(std::move(p)), a, b);
 }
 
 }  // namespace detail
@@ -279,7 +279,7 @@ Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p) {
 Tensor dot_general(const Tensor& a, const Tensor& b, const DotDims& dims) {
   detail::DotGeneralParams p;
   p.dims = dims;
-  return detail::bind1(detail::DotGeneralPrim(std::move(p)), {a, b});
+  return detail::bind1(detail::DotGeneralPrim(std::move(p)), a, b);
 }
 
 }  // namespace tenferro

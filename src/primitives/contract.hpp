@@ -21,15 +21,29 @@ struct DotGeneralParams {
   bool conj_lhs = false;
   bool conj_rhs = false;
   std::optional<DType> out_dtype;  // default: promote(lhs, rhs)
+  auto key() const {
+    return std::tie(dims.lhs_batch, dims.rhs_batch, dims.lhs_contract, dims.rhs_contract, conj_lhs,
+                    conj_rhs, out_dtype);
+  }
 };
+
+/// The eager cache's kernel for the direct case (no packing); null otherwise. contract_plan.cpp.
+std::unique_ptr<PreparedKernel> prepare_dot_general(const Tensor& a, const Tensor& b,
+                                                    const DotGeneralParams& p,
+                                                    const TensorSpec& out);
 
 class DotGeneralPrim final : public PrimitiveWith<DotGeneralPrim> {
  public:
   explicit DotGeneralPrim(DotGeneralParams p);
   std::string_view name() const override { return "dot_general"; }
   std::string params() const override;
+  auto key() const { return p_.key(); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
+  std::unique_ptr<PreparedKernel> prepare(std::span<const Tensor> in,
+                                          std::span<const TensorSpec> out) const override {
+    return prepare_dot_general(in[0], in[1], p_, out[0]);
+  }
   void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
            std::span<const Tensor> tangents, std::span<Tensor> out_tangents) const override;
   void vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,

@@ -60,12 +60,16 @@ DotGeneralParams plain_params(DotDims dims) {
 // [B, m, k] x [B, k, n].
 const DotGeneralPrim& batched_matmul_prim() {
   static const DotGeneralPrim prim(plain_params(DotDims{{0}, {0}, {2}, {1}}));
+  static const bool marked = prim.mark_static();
+  (void)marked;
   return prim;
 }
 // matmul of operands of rank <= 2: a's last dimension with b's first.
 const DotGeneralPrim& plain_matmul_prim(bool a_is_vector) {
   static const DotGeneralPrim vec(plain_params(DotDims{{}, {}, {0}, {0}}));
   static const DotGeneralPrim mat(plain_params(DotDims{{}, {}, {1}, {0}}));
+  static const bool marked = vec.mark_static() && mat.mark_static();
+  (void)marked;
   return a_is_vector ? vec : mat;
 }
 
@@ -73,7 +77,7 @@ const DotGeneralPrim& plain_matmul_prim(bool a_is_vector) {
 // the shared primitive for one batch dimension, else one dot_general over the r - 2 batch dims.
 Tensor batched_matmul(const Tensor& x, const Tensor& y) {
   const std::int64_t r = x.rank();
-  if (r == 3) return bind1(batched_matmul_prim(), {x, y});
+  if (r == 3) return bind1(batched_matmul_prim(), x, y);
   Dims bd = range(0, r - 2);
   return dot_general_ex(x, y, plain_params(DotDims{bd, bd, {r - 1}, {r - 2}}));
 }
@@ -103,7 +107,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (ra <= 2 || rb <= 2) {
     if (rb <= 2 || ra == 1) {
       if (ra <= 2 && rb <= 2)  // lists {ra - 1}, {0}: Note [Shared product primitives]
-        return detail::bind1(detail::plain_matmul_prim(ra == 1), {a, b});
+        return detail::bind1(detail::plain_matmul_prim(ra == 1), a, b);
       return detail::dot_general_ex(
           a, b, detail::plain_params(DotDims{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}}));
     }
@@ -144,7 +148,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
              "batch sizes differ; expected equal batch sizes");
   if (a.shape()[2] != b.shape()[1])
     op_error(ErrorKind::ShapeMismatch, "bmm", a, b, "a's dimension 2 must equal b's dimension 1");
-  return detail::bind1(detail::batched_matmul_prim(), {a, b});
+  return detail::bind1(detail::batched_matmul_prim(), a, b);
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, Dims axes_a, Dims axes_b) {

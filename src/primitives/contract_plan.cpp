@@ -162,9 +162,10 @@ inline void* raw_data(const Tensor& t) noexcept {
 
 // The common case, straight from shapes and strides: operands and output in the compute dtype,
 // at most one contracted pair, free groups collapsible. False when the general path is needed.
-bool plan_direct(const Tensor& a, const Tensor& b, const DotDims& d, const Tensor& out, DType ct,
-                 GemmProblem& p) {
-  if (a.dtype() != ct || b.dtype() != ct || out.dtype() != ct || d.lhs_contract.size() > 1 ||
+// Sets everything but the data pointers (the caller's, per call).
+bool plan_direct(const Tensor& a, const Tensor& b, const DotDims& d, DType out_dtype,
+                 std::span<const std::int64_t> out_strides, DType ct, GemmProblem& p) {
+  if (a.dtype() != ct || b.dtype() != ct || out_dtype != ct || d.lhs_contract.size() > 1 ||
       a.rank() > 64 || b.rank() > 64)
     return false;
   std::uint64_t la = 0, lb = 0;
@@ -194,11 +195,8 @@ bool plan_direct(const Tensor& a, const Tensor& b, const DotDims& d, const Tenso
   for (std::size_t i = 0; i < d.lhs_batch.size(); ++i) {
     const auto xa = static_cast<std::size_t>(d.lhs_batch[i]);
     const auto xb = static_cast<std::size_t>(d.rhs_batch[i]);
-    add_batch(p, a.shape()[xa], a.strides()[xa], b.strides()[xb], out.strides()[i]);
+    add_batch(p, a.shape()[xa], a.strides()[xa], b.strides()[xb], out_strides[i]);
   }
-  p.a = raw_data(a);
-  p.b = raw_data(b);
-  p.c = raw_data(out);
   return true;
 }
 
@@ -276,13 +274,56 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
   p.conj_a = prm.conj_lhs && is_complex(ct);
   p.conj_b = prm.conj_rhs && is_complex(ct);
   StoragePtr a_keep, b_keep, c_keep;
-  if (!plan_direct(a, b, d, out, ct, p))
+  if (plan_direct(a, b, d, out.dtype(), out.strides(), ct, p)) {
+    p.a = raw_data(a);
+    p.b = raw_data(b);
+    p.c = raw_data(out);
+  } else {
     plan_general(ctx, a, b, d, out, ct, p, a_keep, b_keep, c_keep);
+  }
   run_gemm(ctx, p);
   if (c_keep) {
     Tensor tmp = Tensor::wrap_contiguous_unchecked(c_keep, out.shape(), ct);
     copy_to_contiguous(tmp, out.data_ptr(), out.dtype());
   }
+}
+
+namespace {
+// The direct case with its GEMM problem built once (Note [Eager cache]): a call only points it
+// at the operands and the output.
+class PreparedGemm final : public PreparedKernel {
+ public:
+  explicit PreparedGemm(GemmProblem p) : p_(std::move(p)), small_(small_gemm_kernel(p_)) {}
+  void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
+    p_.a = raw_data(*in[0]);
+    p_.b = raw_data(*in[1]);
+    p_.c = raw_data(out[0]);
+    if (small_)
+      run_small_gemm(ctx, p_, small_);
+    else
+      run_gemm(ctx, p_);
+  }
+
+ private:
+  GemmProblem p_;
+  SmallGemmFn small_;  // the small_fixed provider's kernel, or null: the provider chain decides
+};
+}  // namespace
+
+std::unique_ptr<PreparedKernel> prepare_dot_general(const Tensor& a, const Tensor& b,
+                                                    const DotGeneralParams& prm,
+                                                    const TensorSpec& out) {
+  const DotDims& d = prm.dims;
+  if (dims_numel(out.shape) == 0) return nullptr;
+  for (std::int64_t x : d.lhs_contract)
+    if (a.shape()[static_cast<std::size_t>(x)] == 0) return nullptr;  // k == 0: execute() zeroes
+  const DType ct = promote(promote(a.dtype(), b.dtype()), out.dtype);
+  GemmProblem p;
+  p.dtype = ct;
+  p.conj_a = prm.conj_lhs && is_complex(ct);
+  p.conj_b = prm.conj_rhs && is_complex(ct);
+  if (!plan_direct(a, b, d, out.dtype, contiguous_strides(out.shape), ct, p)) return nullptr;
+  return std::make_unique<PreparedGemm>(std::move(p));
 }
 
 }  // namespace tenferro::detail

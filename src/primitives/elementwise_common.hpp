@@ -103,10 +103,10 @@ class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
     if (!Op::complex_ok && is_complex(d)) throw_complex_unsupported(Op::name, "", in);
     out.push_back({Op::to_real ? real_dtype(d) : d, in[0].shape()});
   }
-  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
+  bool try_view(const Tensor& x, Tensor& out) const override {
     if constexpr (Op::identity_on_real) {
-      if (!is_complex(in[0].dtype())) {
-        out = in[0];
+      if (!is_complex(x.dtype())) {
+        out = x;
         return true;
       }
     }
@@ -165,10 +165,8 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
     return std::string(side_ == ScalarSide::left ? "lhs=" : "rhs=") + "(" +
            std::to_string(s_.real()) + "," + std::to_string(s_.imag()) + ")";
   }
-  bool same_as(const Primitive& o) const override {
-    auto* p = dynamic_cast<const BinaryPrim*>(&o);
-    return p && p->side_ == side_ && (side_ == ScalarSide::none || p->s_ == s_);
-  }
+  // The scalar is part of the identity only when there is one (it stays {} otherwise).
+  auto key() const { return std::tie(side_, s_); }
 
   /// The dtype both operands are converted to before the element function runs.
   DType common_dtype(std::span<const Tensor> in) const {
@@ -282,16 +280,15 @@ Tensor apply_unary(const Tensor& x) {
 }
 template <class Op>
 Tensor apply_binary(const Tensor& a, const Tensor& b) {
-  const Tensor in[2] = {a, b};
-  return bind1(BinaryPrim<Op>(), in);
+  return bind1(BinaryPrim<Op>(), a, b);
 }
 template <class Op>
 Tensor apply_binary(const Tensor& a, Scalar b) {
-  return bind1(BinaryPrim<Op>(ScalarSide::right, b), std::span<const Tensor>(&a, 1));
+  return bind1(BinaryPrim<Op>(ScalarSide::right, b), a);
 }
 template <class Op>
 Tensor apply_binary(Scalar a, const Tensor& b) {
-  return bind1(BinaryPrim<Op>(ScalarSide::left, a), std::span<const Tensor>(&b, 1));
+  return bind1(BinaryPrim<Op>(ScalarSide::left, a), b);
 }
 /// "<Op::name>_into" as a static string (the storage keeps the pointer as the name of its last
 /// in-place writer, Note [Version counter] in tenferro/storage.hpp).

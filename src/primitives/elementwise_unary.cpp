@@ -119,12 +119,13 @@ class CastPrim final : public PrimitiveWith<CastPrim> {
   explicit CastPrim(DType to) : to_(to) {}
   std::string_view name() const override { return "cast"; }
   std::string params() const override { return "dtype=" + std::string(dtype_name(to_)); }
+  auto key() const { return std::tie(to_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     out.push_back({to_, in[0].shape()});
   }
-  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
-    if (in[0].dtype() != to_) return false;
-    out = in[0];
+  bool try_view(const Tensor& x, Tensor& out) const override {
+    if (x.dtype() != to_) return false;
+    out = x;
     return true;
   }
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {

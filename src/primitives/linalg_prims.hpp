@@ -21,6 +21,7 @@ class SvdPrim final : public PrimitiveWith<SvdPrim> {
   SvdPrim(bool full, bool compute_uv, double eps) : full_(full), uv_(compute_uv), eps_(eps) {}
   std::string_view name() const override { return uv_ ? "svd" : "svdvals"; }
   std::string params() const override;
+  auto key() const { return std::tie(full_, uv_, eps_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
   void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
@@ -40,6 +41,7 @@ class EighPrim final : public PrimitiveWith<EighPrim> {
   EighPrim(bool lower, bool compute_v, double eps) : lower_(lower), v_(compute_v), eps_(eps) {}
   std::string_view name() const override { return v_ ? "eigh" : "eigvalsh"; }
   std::string params() const override;
+  auto key() const { return std::tie(lower_, v_, eps_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
   void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
@@ -58,6 +60,7 @@ class QrPrim final : public PrimitiveWith<QrPrim> {
   explicit QrPrim(bool complete) : complete_(complete) {}
   std::string_view name() const override { return "qr"; }
   std::string params() const override { return complete_ ? "mode=complete" : "mode=reduced"; }
+  auto key() const { return std::tie(complete_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
   void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
@@ -101,6 +104,7 @@ class TriangularSolvePrim final : public PrimitiveWith<TriangularSolvePrim> {
   TriangularSolvePrim(bool upper, bool left, bool unit) : upper_(upper), left_(left), unit_(unit) {}
   std::string_view name() const override { return "triangular_solve"; }
   std::string params() const override;
+  auto key() const { return std::tie(upper_, left_, unit_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
   void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,

@@ -12,14 +12,18 @@
 // belong to: that is what makes jvp-of-grad and traced grad programs work with no extra code.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <new>
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <typeinfo>
 
 #include "cpu/admission.hpp"
+#include "primitives/param_key.hpp"
 #include "tenferro/small_vector.hpp"
 #include "tenferro/tensor.hpp"
 
@@ -31,9 +35,29 @@ struct TensorSpec {
 };
 using SpecList = SmallVector<TensorSpec, 2>;
 using TensorList = SmallVector<Tensor, 2>;
+/// Inputs by reference: the eager fast path reads the caller's tensors without copying handles.
+using InputRefs = std::span<const Tensor* const>;
+
+/// A kernel that Primitive::prepare() specialised to fixed input layouts (dtypes, shapes and
+/// strides; not data or offsets), kept in the eager cache (Note [Eager cache], eager_cache.hpp).
+/// It runs only while its engine is borrowed, so it may keep mutable scratch state.
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+  /// Runs on inputs with exactly the prepared layouts into freshly allocated contiguous outputs
+  /// of the inferred specs.
+  virtual void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) = 0;
+};
 
 class Primitive {
  public:
+  Primitive() = default;
+  // A copy has the same parameters (so the same hash) but is never static (mark_static).
+  Primitive(const Primitive& o) noexcept : hash_memo_(o.memo().load(std::memory_order_relaxed)) {}
+  Primitive& operator=(const Primitive& o) noexcept {
+    hash_memo_ = o.memo().load(std::memory_order_relaxed);
+    return *this;
+  }
   virtual ~Primitive() = default;
   /// The op's name. Must view a static string literal: tape errors and version counters keep
   /// the pointer (Note [Version counter] in tenferro/storage.hpp).
@@ -48,9 +72,19 @@ class Primitive {
   virtual void execute(ExecContext& ctx, std::span<const Tensor> in,
                        std::span<Tensor> out) const = 0;
 
-  /// View primitives produce their single output by metadata alone (no allocation, no backend
-  /// entry) when they can: return true and set `out` (sharing the input's storage).
-  virtual bool try_view(std::span<const Tensor> in, Tensor& out) const {
+  /// Optional eager fast path: a kernel specialised to these inputs' layouts, given the specs
+  /// infer() produced for them; the eager cache keeps it per (params, layouts) and calls it
+  /// instead of execute() (Note [Eager cache]). Null (the default): execute() runs every time.
+  virtual std::unique_ptr<PreparedKernel> prepare(std::span<const Tensor> in,
+                                                  std::span<const TensorSpec> out) const {
+    (void)in;
+    (void)out;
+    return nullptr;
+  }
+
+  /// View primitives (one input, one output) produce their output by metadata alone when they
+  /// can: return true and set `out` (sharing the input's storage).
+  virtual bool try_view(const Tensor& in, Tensor& out) const {
     (void)in;
     (void)out;
     return false;
@@ -73,10 +107,21 @@ class Primitive {
   virtual bool writes_strided_output() const { return false; }
 
   /// Parameters as text for program printing, e.g. "axes=[0, 2] keepdims=true". Empty if none.
+  /// Printing only: identity is same_as/params_hash (Note [Typed params]).
   virtual std::string params() const { return {}; }
-  /// Structural identity for CSE and fingerprints: same name and equal parameters.
-  virtual bool same_as(const Primitive& other) const {
-    return name() == other.name() && params() == other.params();
+  /// Structural identity for CSE, program equality and the eager cache: same dynamic type, same
+  /// name and equal typed parameters (Note [Typed params] in param_key.hpp).
+  virtual bool same_as(const Primitive& other) const = 0;
+  /// A hash consistent with same_as (equal primitives hash equal), stable across processes.
+  /// Computed once per object (primitives are immutable after construction): the eager cache
+  /// asks for it on every call.
+  std::uint64_t params_hash() const noexcept {
+    std::uint64_t h = memo().load(std::memory_order_relaxed);
+    if (h == 0) {
+      h = compute_params_hash() | 1;  // never 0, the "not yet" mark
+      memo().store(h, std::memory_order_relaxed);
+    }
+    return h;
   }
   /// A shared copy to keep in a tape node or a program (param-free primitives may share a static).
   virtual std::shared_ptr<const Primitive> share() const = 0;
@@ -88,13 +133,56 @@ class Primitive {
     (void)size;
     return nullptr;
   }
+
+  /// For a primitive that lives until exit (a function-local static): share() then hands out
+  /// this object itself instead of a copy, so the eager cache, which keeps what share() gave,
+  /// recognises the next call's primitive by its address. Call once, before the first use;
+  /// returns true (for `static const bool marked = prim.mark_static();`).
+  bool mark_static() const noexcept {
+    static_ = true;
+    return true;
+  }
+
+ protected:
+  virtual std::uint64_t compute_params_hash() const noexcept = 0;
+  bool is_static() const noexcept { return static_; }
+
+ private:
+  std::atomic_ref<std::uint64_t> memo() const noexcept {
+    return std::atomic_ref<std::uint64_t>(hash_memo_);
+  }
+  // Written at most once with the same value by any thread (a benign, atomic race); copies of a
+  // primitive have the same parameters, so they may copy it.
+  alignas(8) mutable std::uint64_t hash_memo_ = 0;
+  mutable bool static_ = false;
 };
 
-/// Implements share() for a primitive whose parameters are its data members.
+/// Implements share(), clone_into(), same_as() and params_hash() for a primitive whose
+/// parameters are its data members. Derived lists them in `auto key() const` (a std::tie of the
+/// members; the default, an empty tuple, is for parameter-free primitives).
 template <class Derived>
 class PrimitiveWith : public Primitive {
  public:
+  std::tuple<> key() const noexcept { return {}; }
+
+  bool same_as(const Primitive& other) const final {
+    if (typeid(other) != typeid(Derived)) return false;
+    const auto& a = static_cast<const Derived&>(*this);
+    const auto& b = static_cast<const Derived&>(other);
+    // Names view static literals: equal pointers are the common case of equal names.
+    const std::string_view na = a.name(), nb = b.name();
+    return (na.data() == nb.data() ? na.size() == nb.size() : na == nb) &&
+           key_equal(a.key(), b.key());
+  }
+  std::uint64_t compute_params_hash() const noexcept final {
+    const auto& a = static_cast<const Derived&>(*this);
+    KeyHasher h;
+    h.add(a.name());
+    key_hash(h, a.key());
+    return h.h;
+  }
   std::shared_ptr<const Primitive> share() const override {
+    if (is_static()) return std::shared_ptr<const Primitive>(std::shared_ptr<void>(), this);
     return std::make_shared<Derived>(static_cast<const Derived&>(*this));
   }
   Primitive* clone_into(void* buf, std::size_t size) const override {
@@ -112,6 +200,10 @@ Tensor bind1(const Primitive& p, std::span<const Tensor> in);
 inline Tensor bind1(const Primitive& p, std::initializer_list<Tensor> in) {
   return bind1(p, std::span<const Tensor>(in.begin(), in.size()));
 }
+/// bind1 without copying the operands' handles: plain concrete operands of a primitive with a
+/// prepared kernel go straight to the eager cache (Note [Eager cache]); others as bind1 above.
+Tensor bind1(const Primitive& p, const Tensor& a);
+Tensor bind1(const Primitive& p, const Tensor& a, const Tensor& b);
 
 /// Runs single-output p on `in`, writing the result into the caller's `out` (the `_into` ops).
 /// Contract (Note [Writing into an existing tensor], src/primitives/bind_into.cpp): `out` is

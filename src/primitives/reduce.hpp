@@ -25,6 +25,7 @@ class ReducePrim final : public PrimitiveWith<ReducePrim> {
   bool keepdims() const { return keepdims_; }
   std::string_view name() const override;
   std::string params() const override;
+  auto key() const { return std::tie(kind_, axes_, keepdims_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
   void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,

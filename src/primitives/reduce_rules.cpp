@@ -53,6 +53,7 @@ class TieWeightsPrim final : public PrimitiveWith<TieWeightsPrim> {
   explicit TieWeightsPrim(Dims reduced) : reduced_(std::move(reduced)) {}
   std::string_view name() const override { return "reduce_tie_weights"; }
   std::string params() const override { return "axes=" + dims_to_string(reduced_); }
+  auto key() const { return std::tie(reduced_); }
   bool differentiable() const override { return false; }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     out.push_back({in[0].dtype(), in[0].shape()});
@@ -127,6 +128,7 @@ class ProdOthersPrim final : public PrimitiveWith<ProdOthersPrim<Tangent>> {
     return Tangent ? "reduce_prod_others_tangent" : "reduce_prod_others";
   }
   std::string params() const override { return "axes=" + dims_to_string(reduced_); }
+  auto key() const { return std::tie(reduced_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     const DType d = Tangent ? promote(in[0].dtype(), in[1].dtype()) : in[0].dtype();
     out.push_back({d, in[0].shape()});

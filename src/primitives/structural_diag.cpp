@@ -56,6 +56,7 @@ class DiagPrim final : public PrimitiveWith<DiagPrim> {
   explicit DiagPrim(I k) : k_(k) {}
   std::string_view name() const override { return "diag"; }
   std::string params() const override { return "offset=" + std::to_string(k_); }
+  auto key() const { return std::tie(k_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     require_matrix(in[0], "diag");
     Dims shape, strides;
@@ -63,10 +64,10 @@ class DiagPrim final : public PrimitiveWith<DiagPrim> {
     diag_geometry(in[0], k_, shape, strides, offset);
     out.push_back({in[0].dtype(), std::move(shape)});
   }
-  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
-    require_matrix(in[0], "diag");
-    if (!in[0].has_storage()) return false;
-    out = diag_view(in[0], k_);
+  bool try_view(const Tensor& x, Tensor& out) const override {
+    require_matrix(x, "diag");
+    if (!x.has_storage()) return false;
+    out = diag_view(x, k_);
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
@@ -93,6 +94,7 @@ class DiagEmbedPrim final : public PrimitiveWith<DiagEmbedPrim> {
     return "offset=" + std::to_string(k_) +
            (rows_ < 0 ? "" : " rows=" + std::to_string(rows_) + " cols=" + std::to_string(cols_));
   }
+  auto key() const { return std::tie(k_, rows_, cols_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     if (in[0].rank() < 1)
       throw Error(
@@ -158,6 +160,7 @@ class TriPrim final : public PrimitiveWith<TriPrim> {
   TriPrim(bool lower, I k) : lower_(lower), k_(k) {}
   std::string_view name() const override { return lower_ ? "tril" : "triu"; }
   std::string params() const override { return "k=" + std::to_string(k_); }
+  auto key() const { return std::tie(lower_, k_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     require_matrix(in[0], lower_ ? "tril" : "triu");
     out.push_back({in[0].dtype(), in[0].shape()});

@@ -51,6 +51,7 @@ class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
   explicit ConcatPrim(I axis) : axis_(axis) {}
   std::string_view name() const override { return "concatenate"; }
   std::string params() const override { return "axis=" + std::to_string(axis_); }
+  auto key() const { return std::tie(axis_); }
 
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     const std::size_t a = check_concat(in, axis_);

@@ -14,5 +14,7 @@ std::shared_ptr<const Primitive> diag_primitive(std::int64_t offset);
 std::shared_ptr<const Primitive> diag_embed_primitive(std::int64_t offset);
 /// tril (lower = true) or triu.
 std::shared_ptr<const Primitive> tri_primitive(bool lower, std::int64_t k);
+/// True when `p` is a permute whose axes (normalised against `rank`) are 0, 1, ..., rank - 1.
+bool is_identity_permute(const Primitive& p, std::size_t rank);
 
 }  // namespace tenferro::detail

@@ -7,6 +7,7 @@
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/rules.hpp"
+#include "primitives/structural_prims.hpp"
 #include "tenferro/ops/structural.hpp"
 
 namespace tenferro {
@@ -96,14 +97,15 @@ class ReshapePrim final : public PrimitiveWith<ReshapePrim> {
   explicit ReshapePrim(Dims target) : target_(std::move(target)) {}
   std::string_view name() const override { return "reshape"; }
   std::string params() const override { return "shape=" + dims_to_string(target_); }
+  auto key() const { return std::tie(target_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     out.push_back({in[0].dtype(), resolve_reshape(in[0], target_)});
   }
-  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
-    Dims shape = resolve_reshape(in[0], target_), strides;
-    if (!in[0].has_storage() || !view_strides(in[0], shape, strides)) return false;
-    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(),
-                 in[0].dtype());
+  bool try_view(const Tensor& x, Tensor& out) const override {
+    Dims shape = resolve_reshape(x, target_), strides;
+    if (!x.has_storage() || !view_strides(x, shape, strides)) return false;
+    out = Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(),
+                 x.dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
@@ -144,27 +146,29 @@ Dims check_permutation(const Tensor& x, std::span<const std::int64_t> axes) {
 class PermutePrim final : public PrimitiveWith<PermutePrim> {
  public:
   explicit PermutePrim(Dims axes) : axes_(std::move(axes)) {}
+  const Dims& axes() const noexcept { return axes_; }
   std::string_view name() const override { return "permute"; }
   std::string params() const override { return "axes=" + dims_to_string(axes_); }
+  auto key() const { return std::tie(axes_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     Dims axes = check_permutation(in[0], axes_), shape;
     for (auto a : axes) shape.push_back(in[0].shape()[static_cast<std::size_t>(a)]);
     out.push_back({in[0].dtype(), std::move(shape)});
   }
-  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
-    Dims axes = check_permutation(in[0], axes_), shape, strides;
+  bool try_view(const Tensor& x, Tensor& out) const override {
+    Dims axes = check_permutation(x, axes_), shape, strides;
     for (auto a : axes) {
-      shape.push_back(in[0].shape()[static_cast<std::size_t>(a)]);
-      strides.push_back(in[0].strides()[static_cast<std::size_t>(a)]);
+      shape.push_back(x.shape()[static_cast<std::size_t>(a)]);
+      strides.push_back(x.strides()[static_cast<std::size_t>(a)]);
     }
-    if (!in[0].has_storage()) return false;
-    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), in[0].offset(),
-                 in[0].dtype());
+    if (!x.has_storage()) return false;
+    out = Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(),
+                 x.dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     Tensor v;
-    try_view(in, v);
+    try_view(in[0], v);
     copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
   }
   void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
@@ -186,6 +190,7 @@ class PermutePrim final : public PrimitiveWith<PermutePrim> {
 // ---- slice and its adjoint ----
 struct SliceParams {
   std::int64_t axis, start, stop, step;
+  auto key() const { return std::tie(axis, start, stop, step); }
   std::string text() const {
     return "axis=" + std::to_string(axis) + " start=" + std::to_string(start) +
            " stop=" + std::to_string(stop) + " step=" + std::to_string(step);
@@ -216,29 +221,30 @@ class SlicePrim final : public PrimitiveWith<SlicePrim> {
   explicit SlicePrim(SliceParams p) : p_(p) {}
   std::string_view name() const override { return "slice"; }
   std::string params() const override { return p_.text(); }
+  auto key() const { return p_.key(); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     SliceGeometry g = slice_geometry(in[0].shape(), p_, "slice");
     Dims shape = in[0].shape();
     shape[g.axis] = g.count;
     out.push_back({in[0].dtype(), std::move(shape)});
   }
-  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
-    SliceGeometry g = slice_geometry(in[0].shape(), p_, "slice");
-    if (!in[0].has_storage()) return false;
-    Dims shape = in[0].shape(), strides = in[0].strides();
+  bool try_view(const Tensor& x, Tensor& out) const override {
+    SliceGeometry g = slice_geometry(x.shape(), p_, "slice");
+    if (!x.has_storage()) return false;
+    Dims shape = x.shape(), strides = x.strides();
     shape[g.axis] = g.count;
     // An empty result keeps the input's offset (its strides address nothing).
-    const bool some = g.count > 0 && in[0].numel() > 0;
-    std::int64_t offset = in[0].offset() + (some ? g.start * strides[g.axis] : 0);
+    const bool some = g.count > 0 && x.numel() > 0;
+    std::int64_t offset = x.offset() + (some ? g.start * strides[g.axis] : 0);
     // With two or more elements step < size, so the product stays within the input's extent;
     // a dimension of size <= 1 keeps its stride (never used, and step * stride may overflow).
     if (g.count > 1) strides[g.axis] *= g.step;
-    out = Tensor(in[0].storage(), std::move(shape), std::move(strides), offset, in[0].dtype());
+    out = Tensor(x.storage(), std::move(shape), std::move(strides), offset, x.dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     Tensor v;
-    try_view(in, v);
+    try_view(in[0], v);
     copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
   }
   void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
@@ -258,6 +264,7 @@ class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
   SliceEmbedPrim(SliceParams p, Dims full_shape) : p_(p), full_(std::move(full_shape)) {}
   std::string_view name() const override { return "slice_embed"; }
   std::string params() const override { return p_.text() + " shape=" + dims_to_string(full_); }
+  auto key() const { return std::tuple_cat(p_.key(), std::tie(full_)); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     SliceGeometry g = slice_geometry(full_, p_, "slice_embed");
     Dims expect = full_;
@@ -271,7 +278,7 @@ class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
     std::memset(out[0].data_ptr(), 0,
                 static_cast<std::size_t>(out[0].numel()) * dtype_size(out[0].dtype()));
     Tensor region;
-    SlicePrim(p_).try_view(std::span<const Tensor>(&out[0], 1), region);
+    SlicePrim(p_).try_view(out[0], region);
     visit_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
       std::vector<T> packed(static_cast<std::size_t>(in[0].numel()));
@@ -321,23 +328,24 @@ class BroadcastToPrim final : public PrimitiveWith<BroadcastToPrim> {
   explicit BroadcastToPrim(Dims shape) : shape_(std::move(shape)) {}
   std::string_view name() const override { return "broadcast_to"; }
   std::string params() const override { return "shape=" + dims_to_string(shape_); }
+  auto key() const { return std::tie(shape_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     check_broadcast(in[0], shape_);
     out.push_back({in[0].dtype(), shape_});
   }
-  bool try_view(std::span<const Tensor> in, Tensor& out) const override {
-    check_broadcast(in[0], shape_);
-    if (!in[0].has_storage()) return false;
-    std::size_t lead = shape_.size() - in[0].shape().size();
+  bool try_view(const Tensor& x, Tensor& out) const override {
+    check_broadcast(x, shape_);
+    if (!x.has_storage()) return false;
+    std::size_t lead = shape_.size() - x.shape().size();
     Dims strides(shape_.size(), 0);
-    for (std::size_t i = 0; i < in[0].shape().size(); ++i)
-      strides[lead + i] = in[0].shape()[i] == 1 ? 0 : in[0].strides()[i];
-    out = Tensor(in[0].storage(), shape_, std::move(strides), in[0].offset(), in[0].dtype());
+    for (std::size_t i = 0; i < x.shape().size(); ++i)
+      strides[lead + i] = x.shape()[i] == 1 ? 0 : x.strides()[i];
+    out = Tensor(x.storage(), shape_, std::move(strides), x.offset(), x.dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     Tensor v;
-    try_view(in, v);
+    try_view(in[0], v);
     copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
   }
   void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
@@ -374,6 +382,17 @@ class CopyPrim final : public PrimitiveWith<CopyPrim> {
 };
 
 }  // namespace
+
+bool is_identity_permute(const Primitive& p, std::size_t rank) {
+  const auto* perm = dynamic_cast<const PermutePrim*>(&p);
+  if (perm == nullptr || perm->axes().size() != rank) return false;
+  const auto r = static_cast<std::int64_t>(rank);
+  for (std::size_t i = 0; i < rank; ++i) {
+    const std::int64_t a = perm->axes()[i];
+    if ((a < 0 ? a + r : a) != static_cast<std::int64_t>(i)) return false;
+  }
+  return true;
+}
 }  // namespace detail
 
 using detail::bind1;

@@ -3,6 +3,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "primitives/structural_prims.hpp"
 #include "trace/trace_state.hpp"
 
 namespace tenferro {
@@ -55,12 +56,6 @@ namespace {
 bool is_shape_op(std::string_view name) {
   return name == "reshape" || name == "broadcast_to" || name == "permute" || name == "slice";
 }
-bool is_identity_permute(const ProgramNode& n, std::size_t rank) {
-  if (rank <= 1) return true;
-  Dims axes;
-  for (std::size_t i = 0; i < rank; ++i) axes.push_back(static_cast<std::int64_t>(i));
-  return n.primitive->params() == "axes=" + dims_to_string(axes);
-}
 void substitute(SmallVector<ValueId, 4>& ids, const std::vector<ValueId>& subst) {
   for (ValueId& v : ids) v = subst[static_cast<std::size_t>(v)];
 }
@@ -96,7 +91,7 @@ Program fold_shapes(const Program& p) {
         in = static_cast<std::size_t>(node.inputs[0]);
       }
       if (specs[in] == node.specs[0] &&
-          (node.name() != "permute" || detail::is_identity_permute(node, specs[in].shape.size()))) {
+          (node.name() != "permute" || detail::is_identity_permute(*node.primitive, specs[in].shape.size()))) {
         subst[static_cast<std::size_t>(node.outputs[0])] = node.inputs[0];
         continue;
       }
@@ -127,15 +122,14 @@ Program eliminate_common_subexpressions(const Program& p) {
     }
     if (!merged) out.constants.push_back(c);
   }
-  std::unordered_map<std::string, std::vector<std::size_t>> seen;
+  // Candidates share the hash of (typed params, inputs); same_as decides (Note [Typed params]).
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
   for (ProgramNode node : p.nodes) {
     detail::substitute(node.inputs, subst);
-    std::string key(node.name());
-    for (ValueId v : node.inputs) {
-      key += ',';
-      key += std::to_string(v);
-    }
-    std::vector<std::size_t>& candidates = seen[key];
+    detail::KeyHasher key;
+    key.add(node.primitive->params_hash());
+    for (ValueId v : node.inputs) key.add(static_cast<std::uint64_t>(v));
+    std::vector<std::size_t>& candidates = seen[key.h];
     const ProgramNode* same = nullptr;
     for (std::size_t j : candidates) {
       const ProgramNode& c = out.nodes[j];

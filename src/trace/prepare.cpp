@@ -178,7 +178,7 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
     if (node.inputs.size() == 1 && node.outputs.size() == 1) {
       auto in = static_cast<std::size_t>(node.inputs[0]);
       Tensor out;
-      if (node.primitive->try_view(std::span<const Tensor>(&layout[in], 1), out)) {
+      if (node.primitive->try_view(layout[in], out)) {
         view = true;
         auto v = static_cast<std::size_t>(node.outputs[0]);
         layout[v] = std::move(out);
@@ -186,7 +186,7 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
         root[v] = root[in];
         Tensor scattered = scattered_probe(spec[in]), ignored;
         always_view[v] = scattered.defined() &&
-                         node.primitive->try_view(std::span<const Tensor>(&scattered, 1), ignored);
+                         node.primitive->try_view(scattered, ignored);
       }
     }
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {

@@ -118,7 +118,7 @@ std::uint64_t Program::fingerprint() const {
   h.pod(nodes.size());
   for (const ProgramNode& n : nodes) {
     h.str(n.name());
-    h.str(n.primitive->params());
+    h.pod(n.primitive->params_hash());
     h.id_list(n.inputs);
     h.id_list(n.outputs);
     for (const ValueSpec& s : n.specs) h.spec(s);

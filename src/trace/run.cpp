@@ -72,7 +72,7 @@ Workspace* make_workspace(const Plan& plan) {
       ws->args[a.dst] = a.constant ? plan.program.constants[a.src].value : ws->outs[a.src];
     }
     if (st.kind == Plan::StepKind::static_view &&
-        !st.prim->try_view(std::span<const Tensor>(&ws->args[st.args], 1), ws->outs[st.outs]))
+        !st.prim->try_view(ws->args[st.args], ws->outs[st.outs]))
       throw Error(ErrorKind::BackendFailure, std::string(st.prim->name()) +
                                                  ": a view planned at prepare time could not be "
                                                  "made on the workspace");
@@ -137,7 +137,7 @@ void Plan::execute(ExecContext& ctx, Workspace& ws, std::span<const Tensor> inpu
         translate_heap_failure(st.prim->name(), [&] { st.prim->execute(ctx, in, out); });
         break;
       case StepKind::dynamic_view:
-        if (!st.prim->try_view(in, out[0])) {
+        if (!st.prim->try_view(in[0], out[0])) {
           // The caller's strides do not allow a view: compute the copy instead.
           out[0] = st.fallback >= 0 ? ws.fallbacks[static_cast<std::size_t>(st.fallback)]
                                     : allocate_output(ctx, program.nodes[s].specs[0]);

@@ -4,11 +4,13 @@
 // which it did (the epoch grows on every reconfigure()/set_backend()). run() compares both with
 // the runtime's current values before touching anything, so a stale plan can never execute on a
 // backend it was not prepared for. The plan keeps a copy of that backend, so run() needs no lock.
+#include <algorithm>
 #include <atomic>
-#include <list>
 #include <mutex>
-#include <unordered_map>
+#include <span>
+#include <vector>
 
+#include "cpu/bounded_cache.hpp"
 #include "trace/plan.hpp"
 #include "trace/trace_state.hpp"
 
@@ -28,69 +30,43 @@ std::uint64_t hash_specs(std::uint64_t h, std::span<const ValueSpec> specs) {
 }
 }  // namespace
 
-// Bounded LRU of plans, keyed by a hash of (program fingerprint, input specs, runtime identity,
-// epoch). The owning runtime also drops every entry when its epoch grows. Entries keep the source
-// program and input specs to rule out hash collisions.
-class PlanCache {
- public:
-  struct Entry {
-    std::uint64_t key;
-    Program program;
-    std::vector<ValueSpec> inputs;
-    std::shared_ptr<const Plan> plan;
-  };
-
-  explicit PlanCache(std::size_t capacity) : capacity_(capacity) {}
-
-  std::shared_ptr<const Plan> find(std::uint64_t key, const Program& p,
-                                   std::span<const ValueSpec> inputs) {
-    auto [b, e] = index_.equal_range(key);
-    for (auto it = b; it != e; ++it) {
-      Entry& entry = *it->second;
-      if (std::equal(entry.inputs.begin(), entry.inputs.end(), inputs.begin(), inputs.end()) &&
-          structurally_equal(entry.program, p)) {
-        lru_.splice(lru_.begin(), lru_, it->second);
-        ++stats_.hits;
-        return entry.plan;
-      }
-    }
-    ++stats_.misses;
-    return nullptr;
-  }
-  void insert(std::uint64_t key, const Program& p, std::span<const ValueSpec> inputs,
-              std::shared_ptr<const Plan> plan) {
-    if (capacity_ == 0) return;
-    lru_.push_front({key, p, {inputs.begin(), inputs.end()}, std::move(plan)});
-    index_.emplace(key, lru_.begin());
-    while (lru_.size() > capacity_) {
-      auto last = std::prev(lru_.end());
-      auto [b, e] = index_.equal_range(last->key);
-      for (auto it = b; it != e; ++it)
-        if (it->second == last) {
-          index_.erase(it);
-          break;
-        }
-      lru_.pop_back();
-      ++stats_.evictions;
-    }
-  }
-  void clear() {
-    lru_.clear();
-    index_.clear();
-  }
-  PlanCacheStats stats() const {
-    PlanCacheStats s = stats_;
-    s.size = lru_.size();
-    s.capacity = capacity_;
-    return s;
-  }
-
- private:
-  std::size_t capacity_;
-  std::list<Entry> lru_;
-  std::unordered_multimap<std::uint64_t, std::list<Entry>::iterator> index_;
-  PlanCacheStats stats_;
+// The plan cache's key: a hash of (program fingerprint, input specs, runtime identity, epoch),
+// with the source program and input specs kept to rule out hash collisions. The owning runtime
+// also drops every entry when its epoch grows. A lookup probes with the caller's program and specs
+// (no copy); only an insert copies them.
+struct PlanKey {
+  std::uint64_t hash;
+  Program program;
+  std::vector<ValueSpec> inputs;
 };
+struct PlanProbe {
+  std::uint64_t hash;
+  const Program& program;
+  std::span<const ValueSpec> inputs;
+};
+struct PlanKeyHash {
+  std::size_t operator()(const PlanKey& k) const noexcept { return k.hash; }
+  std::size_t operator()(const PlanProbe& k) const noexcept { return k.hash; }
+};
+struct PlanKeyEq {
+  static bool same(std::uint64_t h1, const Program& p1, std::span<const ValueSpec> s1,
+                   std::uint64_t h2, const Program& p2, std::span<const ValueSpec> s2) {
+    return h1 == h2 && std::equal(s1.begin(), s1.end(), s2.begin(), s2.end()) &&
+           structurally_equal(p1, p2);
+  }
+  bool operator()(const PlanKey& a, const PlanKey& b) const {
+    return same(a.hash, a.program, a.inputs, b.hash, b.program, b.inputs);
+  }
+  bool operator()(const PlanProbe& a, const PlanKey& b) const {
+    return same(a.hash, a.program, a.inputs, b.hash, b.program, b.inputs);
+  }
+  bool operator()(const PlanKey& a, const PlanProbe& b) const { return (*this)(b, a); }
+};
+using PlanCache = BoundedCache<PlanKey, std::shared_ptr<const Plan>, PlanKeyHash, PlanKeyEq>;
+
+PlanCacheStats to_public(const CacheStats& s) {
+  return {s.hits, s.misses, s.evictions, s.size, s.capacity};
+}
 
 struct RuntimeState {
   RuntimeState(CpuBackend b, std::size_t capacity) : backend(std::move(b)), cache(capacity) {}
@@ -148,7 +124,7 @@ void Runtime::reconfigure(const CpuBackendOptions& options) { set_backend(CpuBac
 
 PlanCacheStats Runtime::cache_stats() const {
   std::lock_guard lock(state_->mu);
-  return state_->cache.stats();
+  return detail::to_public(state_->cache.stats());
 }
 void Runtime::clear_cache() {
   std::lock_guard lock(state_->mu);
@@ -166,14 +142,16 @@ PreparedProgram Runtime::prepare(const Program& p, std::span<const ValueSpec> in
   // The full key: (fingerprint, input specs, runtime identity, epoch).
   const std::uint64_t key =
       ((shape_key ^ out.runtime_id_) * 0x100000001b3ull ^ out.epoch_) * 0x100000001b3ull;
-  out.plan_ = state_->cache.find(key, p, inputs);
-  if (out.plan_) return out;
+  if (const auto* hit = state_->cache.find(detail::PlanProbe{key, p, inputs})) {
+    out.plan_ = *hit;
+    return out;
+  }
   std::shared_ptr<detail::Plan> plan = detail::build_plan(optimize(p), inputs);
   plan->runtime_id = out.runtime_id_;
   plan->epoch = out.epoch_;
   plan->backend = state_->backend;
   plan->release(detail::make_workspace(*plan));  // the first run finds a workspace ready
-  state_->cache.insert(key, p, inputs, plan);
+  state_->cache.insert({key, p, {inputs.begin(), inputs.end()}}, plan);
   out.plan_ = std::move(plan);
   return out;
 }

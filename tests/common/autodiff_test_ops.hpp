@@ -44,6 +44,7 @@ class UnaryPrim final : public detail::PrimitiveWith<UnaryPrim> {
   explicit UnaryPrim(U op) : op_(op) {}
   std::string_view name() const override { return "t_unary"; }
   std::string params() const override { return std::to_string(static_cast<int>(op_)); }
+  auto key() const { return std::tie(op_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     DType d = in[0].dtype();
     if (op_ == U::real) d = real_dtype(d);
@@ -134,6 +135,7 @@ class BinaryPrim final : public detail::PrimitiveWith<BinaryPrim> {
  public:
   explicit BinaryPrim(B op) : op_(op) {}
   std::string_view name() const override { return op_ == B::add ? "t_add" : "t_mul"; }
+  auto key() const { return std::tie(op_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     if (!(in[0].shape() == in[1].shape()) || in[0].dtype() != in[1].dtype())
       throw Error(ErrorKind::ShapeMismatch, "t_binary: " + detail::describe(in));

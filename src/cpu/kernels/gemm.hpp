@@ -90,6 +90,10 @@ inline T maybe_conj(T v, bool conj) noexcept {
 /// Fixed-size kernels for m, n, k <= 8 (compile-time sizes for square shapes, a bounded
 /// runtime-size loop otherwise). Returns false (doing nothing) when the sizes exceed 8.
 bool gemm_small(const GemmProblem& p, std::int64_t b0, std::int64_t b1);
+/// The fixed-size kernel gemm_small would run for p (its dtype, sizes and strides), or null when
+/// the sizes exceed 8: a prepared eager GEMM picks it once (Note [Eager cache]).
+using SmallGemmFn = void (*)(const GemmProblem&, std::int64_t, std::int64_t);
+SmallGemmFn small_gemm_kernel(const GemmProblem& p);
 /// Any sizes and strides: blocked, row-panel kernel. Rows [r0, r1) of every batch in [b0, b1).
 void gemm_blocked(const GemmProblem& p, std::int64_t b0, std::int64_t b1, std::int64_t r0,
                   std::int64_t r1);

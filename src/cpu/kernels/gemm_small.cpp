@@ -92,15 +92,13 @@ template <class T, int S, bool Contig>
   });
 }
 
-using SmallFn = void (*)(const GemmProblem&, std::int64_t, std::int64_t);
-
 template <class T, int S>
-constexpr SmallFn square(bool contig) {
+constexpr SmallGemmFn square(bool contig) {
   return contig ? &small_kernel<T, S, true> : &small_kernel<T, S, false>;
 }
 
 template <class T>
-SmallFn pick(const GemmProblem& p) {
+SmallGemmFn pick(const GemmProblem& p) {
   if (p.m != p.n || p.n != p.k) return &small_kernel<T, 0, false>;
   const std::int64_t s = p.m;
   const bool contig = (s == 1 || (p.a_rs == s && p.a_cs == 1 && p.b_rs == s && p.b_cs == 1 &&
@@ -127,13 +125,15 @@ SmallFn pick(const GemmProblem& p) {
 
 }  // namespace
 
+SmallGemmFn small_gemm_kernel(const GemmProblem& p) {
+  if (p.m > 8 || p.n > 8 || p.k > 8 || p.m < 1 || p.n < 1 || p.k < 1) return nullptr;
+  return visit_dtype(p.dtype, [&](auto z) { return pick<decltype(z)>(p); });
+}
+
 bool gemm_small(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
-  if (p.m > 8 || p.n > 8 || p.k > 8 || p.m < 1 || p.n < 1 || p.k < 1) return false;
-  visit_dtype(p.dtype, [&](auto z) {
-    using T = decltype(z);
-    pick<T>(p)(p, b0, b1);
-  });
-  return true;
+  const SmallGemmFn f = small_gemm_kernel(p);
+  if (f) f(p, b0, b1);
+  return f != nullptr;
 }
 
 }  // namespace tenferro::detail

@@ -94,6 +94,17 @@ void run_gemm(ExecContext& ctx, const GemmProblem& p) {
                   ", k=" + std::to_string(p.k));
 }
 
+void run_small_gemm(ExecContext& ctx, const GemmProblem& p, SmallGemmFn kernel) {
+  if (t_has_override) {
+    run_gemm(ctx, p);
+    return;
+  }
+  run_gemm_units(ctx, p, [&](std::int64_t b0, std::int64_t b1, std::int64_t, std::int64_t) {
+    kernel(p, b0, b1);
+  });
+  t_last_provider = kSmall.name();
+}
+
 }  // namespace detail
 
 std::string_view last_gemm_provider() noexcept { return detail::t_last_provider; }

@@ -56,6 +56,9 @@ class ProviderRegistryOverride {
 /// Runs p (any sizes, including empty and k == 0) through the active providers. Throws
 /// Error{BackendFailure} when every provider declines.
 void run_gemm(ExecContext& ctx, const GemmProblem& p);
+/// run_gemm for a non-empty p whose small_fixed kernel was picked in advance (a prepared eager
+/// GEMM): runs it directly unless a provider override is active, which then decides as usual.
+void run_small_gemm(ExecContext& ctx, const GemmProblem& p, SmallGemmFn kernel);
 
 /// Per-matrix multiply-adds from which the openblas provider takes a problem. Measured
 /// (docs/providers.md): single-threaded OpenBLAS beats the native blocked kernel from about

@@ -1,0 +1,262 @@
+// The eager cache (Note [Eager cache]) and the typed parameter identity it is keyed by (Note
+// [Typed params]): hits give the same values as misses, every layout difference is a different
+// entry, errors are never cached, the cache stays bounded, and one backend's cache is safe under
+// concurrent callers (TSan runs this label).
+#include "primitives/eager_cache.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include "common/contract_reference.hpp"
+#include "primitives/contract.hpp"
+#include "primitives/elementwise_common.hpp"
+#include "primitives/reduce.hpp"
+#include "tenferro/tenferro.hpp"
+
+namespace tenferro {
+namespace {
+
+using detail::CacheStats;
+using detail::DotGeneralParams;
+using detail::DotGeneralPrim;
+
+CacheStats eager_stats(const CpuBackend& b) {
+  CacheStats s;
+  detail::run_operation(
+      b, [&](detail::ExecContext& ctx) { s = ctx.cache<detail::EagerCache>().map.stats(); });
+  return s;
+}
+
+std::vector<double> reference_bmm(const Tensor& a, const Tensor& b) {
+  const auto ref = testing::reference_dot_general(a, b, DotDims{{0}, {0}, {2}, {1}});
+  std::vector<double> v;
+  for (const auto& z : ref.values) v.push_back(static_cast<double>(z.real()));
+  return v;
+}
+
+void expect_near(const std::vector<double>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << "at " << i;
+}
+
+// ---- typed parameters ----
+
+DotGeneralParams bmm_params() {
+  DotGeneralParams p;
+  p.dims = DotDims{{0}, {0}, {2}, {1}};
+  return p;
+}
+
+TEST(TypedParams, EqualParametersAreTheSameOpWithEqualHashes) {
+  const DotGeneralPrim a(bmm_params()), b(bmm_params());
+  EXPECT_TRUE(a.same_as(b));
+  EXPECT_EQ(a.params_hash(), b.params_hash());
+}
+
+TEST(TypedParams, EveryParameterTakesPart) {
+  const DotGeneralPrim base(bmm_params());
+  DotGeneralParams conj = bmm_params();
+  conj.conj_rhs = true;
+  DotGeneralParams out = bmm_params();
+  out.out_dtype = DType::f32;
+  DotGeneralParams dims = bmm_params();
+  dims.dims.rhs_contract = {2};
+  for (const DotGeneralParams& p : {conj, out, dims}) {
+    const DotGeneralPrim other(p);
+    EXPECT_FALSE(base.same_as(other)) << other.params();
+    EXPECT_NE(base.params_hash(), other.params_hash()) << other.params();
+  }
+  const detail::ReducePrim sum0(detail::ReduceKind::sum, {0}, false);
+  EXPECT_FALSE(sum0.same_as(detail::ReducePrim(detail::ReduceKind::sum, {0}, true)));
+  EXPECT_FALSE(sum0.same_as(detail::ReducePrim(detail::ReduceKind::sum, {1}, false)));
+  EXPECT_FALSE(sum0.same_as(detail::ReducePrim(detail::ReduceKind::mean, {0}, false)));
+  EXPECT_TRUE(sum0.same_as(detail::ReducePrim(detail::ReduceKind::sum, {0}, false)));
+}
+
+TEST(TypedParams, DifferentPrimitiveTypesNeverMatch) {
+  const DotGeneralPrim dot(bmm_params());
+  const detail::ReducePrim sum(detail::ReduceKind::sum, {}, false);
+  EXPECT_FALSE(dot.same_as(sum));
+  EXPECT_FALSE(sum.same_as(dot));
+  const auto add = detail::find_elementwise_binary("add", detail::ScalarSide::none, 0.0);
+  const auto mul = detail::find_elementwise_binary("mul", detail::ScalarSide::none, 0.0);
+  EXPECT_FALSE(add->same_as(*mul));
+}
+
+TEST(TypedParams, ScalarParametersCompareByBitPattern) {
+  using detail::ScalarSide;
+  auto mul = [](Scalar s) { return detail::find_elementwise_binary("mul", ScalarSide::right, s); };
+  // x * 0.0 and x * -0.0 differ (signed zeros, NaN * 0): not the same op.
+  EXPECT_FALSE(mul(0.0)->same_as(*mul(-0.0)));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(mul(nan)->same_as(*mul(nan)));
+  EXPECT_EQ(mul(nan)->params_hash(), mul(nan)->params_hash());
+  EXPECT_FALSE(mul(1e-9)->same_as(*mul(2e-9)));  // the old text identity printed both as 0.000000
+  EXPECT_FALSE(
+      mul(1.0)->same_as(*detail::find_elementwise_binary("mul", ScalarSide::left, Scalar(1.0))));
+}
+
+TEST(TypedParams, TheMemoisedHashIsTheComputedOneAndCopiesKeepIt) {
+  const DotGeneralPrim a(bmm_params());
+  const std::uint64_t h = a.params_hash();
+  EXPECT_EQ(a.params_hash(), h);  // the memo
+  const DotGeneralPrim copy(a);   // copies the memo
+  EXPECT_EQ(copy.params_hash(), h);
+  const DotGeneralPrim fresh(bmm_params());  // computes it anew
+  EXPECT_EQ(fresh.params_hash(), h);
+}
+
+TEST(TypedParams, AStaticPrimitiveIsSharedItselfAndItsCopiesAreNot) {
+  static const DotGeneralPrim prim(bmm_params());
+  static const bool marked = prim.mark_static();
+  ASSERT_TRUE(marked);
+  EXPECT_EQ(prim.share().get(), &prim);  // no copy: the eager cache sees the same address
+  const DotGeneralPrim copy(prim);
+  const auto shared = copy.share();
+  EXPECT_NE(shared.get(), &copy);  // an ordinary primitive is copied
+  EXPECT_NE(copy.share()->share().get(), nullptr);
+  EXPECT_TRUE(shared->same_as(prim));
+}
+
+// ---- the cache ----
+
+TEST(EagerCache, AStaticPrimitiveAndAnEqualOneOnTheStackShareTheirEntry) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor x = randn({4, 2, 3}, 11), y = randn({4, 3, 2}, 12);
+  const Tensor first = bmm(x, y);  // the static batched-matmul primitive: a miss
+  const CacheStats before = eager_stats(b);
+  const Tensor second = dot_general(x, y, DotDims{{0}, {0}, {2}, {1}});  // equal, on the stack
+  const CacheStats after = eager_stats(b);
+  EXPECT_EQ(after.hits - before.hits, 1u);
+  EXPECT_EQ(after.misses - before.misses, 0u);
+  EXPECT_EQ(first.to_vector<double>(), second.to_vector<double>());
+}
+
+TEST(EagerCache, RepeatedCallsHitAndGiveTheSameValuesInFreshOutputs) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor x = randn({16, 2, 2}, 1), y = randn({16, 2, 2}, 2);
+  const CacheStats before = eager_stats(b);
+  const Tensor first = bmm(x, y);
+  const Tensor second = bmm(x, y);
+  const CacheStats after = eager_stats(b);
+  EXPECT_EQ(after.misses - before.misses, 1u);
+  EXPECT_EQ(after.hits - before.hits, 1u);
+  EXPECT_EQ(first.to_vector<double>(), second.to_vector<double>());
+  EXPECT_NE(first.storage().get(), second.storage().get());
+  expect_near(second.to_vector<double>(), reference_bmm(x, y));
+}
+
+TEST(EagerCache, EqualLayoutsAtOtherOffsetsHitAndReadTheirOwnData) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  // Slices of one tensor: the same shapes and strides, different storage offsets.
+  const Tensor big = randn({4, 3, 2, 2}, 3), y = randn({3, 2, 2}, 4);
+  for (std::int64_t i = 0; i < 4; ++i) {
+    const Tensor xi = reshape(slice(big, 0, i, i + 1), {3, 2, 2});
+    expect_near(bmm(xi, y).to_vector<double>(), reference_bmm(xi, y));
+  }
+  const CacheStats s = eager_stats(b);
+  EXPECT_GE(s.hits, 3u);
+}
+
+TEST(EagerCache, EveryLayoutDifferenceIsAnotherEntry) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor x = randn({8, 3, 3}, 5), y = randn({8, 3, 3}, 6);
+  const Tensor yt = permute(y, {0, 2, 1});                       // same shape, other strides
+  const Tensor yb = broadcast_to(slice(y, 0, 0, 1), {8, 3, 3});  // batch stride 0
+  const Tensor xf = cast(x, DType::f32), yf = cast(y, DType::f32);
+  const std::vector<Tensor> rhs = {y, yt, yb};
+  const std::uint64_t misses0 = eager_stats(b).misses;
+  for (const Tensor& r : rhs) expect_near(bmm(x, r).to_vector<double>(), reference_bmm(x, r));
+  const Tensor f = bmm(xf, yf);
+  EXPECT_EQ(f.dtype(), DType::f32);
+  EXPECT_EQ(eager_stats(b).misses - misses0, 4u);
+  for (const Tensor& r : rhs) expect_near(bmm(x, r).to_vector<double>(), reference_bmm(x, r));
+  EXPECT_EQ(eager_stats(b).misses - misses0, 4u);  // all hits the second time
+}
+
+TEST(EagerCache, ErrorsAreNotCachedAndLeaveNothingBehind) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor x = randn({2, 3}, 7), y = randn({4, 5}, 8);
+  const std::size_t size0 = eager_stats(b).size;
+  for (int i = 0; i < 2; ++i) {
+    try {
+      (void)dot_general(x, y, DotDims{{}, {}, {1}, {0}});
+      FAIL() << "expected ShapeMismatch";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::ShapeMismatch);
+    }
+  }
+  EXPECT_EQ(eager_stats(b).size, size0);
+}
+
+TEST(EagerCache, StaysBoundedAndStillCorrectAfterEvictions) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const std::int64_t distinct = static_cast<std::int64_t>(detail::kEagerCacheCapacity) + 40;
+  for (std::int64_t n = 1; n <= distinct; ++n) (void)add(ones({n}), ones({n}));
+  const CacheStats s = eager_stats(b);
+  EXPECT_LE(s.size, detail::kEagerCacheCapacity);
+  EXPECT_GE(s.evictions, 40u);
+  const Tensor x = randn({2, 2, 2}, 9), y = randn({2, 2, 2}, 10);
+  expect_near(bmm(x, y).to_vector<double>(), reference_bmm(x, y));
+  EXPECT_EQ(add(ones({1}), ones({1})).to_vector<double>(), std::vector<double>{2.0});
+}
+
+TEST(EagerCache, OpsWithoutAPreparedKernelHitToo) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor x = randn({5, 4}, 11), y = randn({4}, 12);
+  const Tensor first = sum(x * y, {1});
+  const std::uint64_t hits = eager_stats(b).hits;
+  const Tensor second = sum(x * y, {1});
+  EXPECT_EQ(eager_stats(b).hits - hits, 2u);  // mul and sum
+  EXPECT_EQ(first.to_vector<double>(), second.to_vector<double>());
+}
+
+TEST(EagerCache, InsideAScopeAndOnAPlainBackendTheValuesAgree) {
+  const CpuBackend b(CpuBackendOptions{.threads = 2});
+  BackendGuard use(b);
+  const Tensor x = randn({32, 4, 4}, 13), y = randn({32, 4, 4}, 14);
+  const std::vector<double> plain = bmm(x, y).to_vector<double>();
+  std::vector<double> scoped;
+  b.with_execution_scope([&] {
+    for (int i = 0; i < 3; ++i) scoped = bmm(x, y).to_vector<double>();
+  });
+  EXPECT_EQ(plain, scoped);
+}
+
+TEST(EagerCache, ConcurrentCallersOnOneBackendAreSerialisedCorrectly) {
+  const CpuBackend b(CpuBackendOptions{.threads = 2});
+  std::vector<Tensor> xs, ys;
+  std::vector<std::vector<double>> want;
+  for (int t = 0; t < 4; ++t) {
+    xs.push_back(randn({4, 2 + t, 3}, 20 + t));
+    ys.push_back(randn({4, 3, 2}, 30 + t));
+    want.push_back(reference_bmm(xs.back(), ys.back()));
+  }
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      BackendGuard use(b);
+      for (int i = 0; i < 100; ++i) {
+        const std::vector<double> got = bmm(xs[t], ys[t]).to_vector<double>();
+        for (std::size_t k = 0; k < got.size(); ++k)
+          if (std::abs(got[k] - want[t][k]) > 1e-12) ++wrong[t];
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
+}
+
+}  // namespace
+}  // namespace tenferro
