@@ -2,9 +2,11 @@
 //
 // A Workload is one variant of one case, fully set up (inputs, backend, prepared program...).
 // The harness calls reserve(n) and release() outside the clock and run(n) inside it; run(n)
-// performs n calls back to back and keeps their outputs alive (in slots made by reserve), so that
-// output allocation is timed and output release is not. There is one virtual call per batch,
-// never per op.
+// performs n calls back to back. The table's workloads keep the outputs of a batch alive (in
+// slots made by reserve), so that output allocation is timed and output release is not; the size
+// sweeps' workloads drop each output when the next call starts (a batch of 10^7-element outputs
+// would not fit in memory), so a call's release is timed and its buffer can be reused. There is
+// one virtual call per batch, never per op.
 #pragma once
 
 #include <cstdint>
@@ -48,9 +50,26 @@ class RetainingWorkload final : public Workload {
   std::vector<Out> slots_;
 };
 
+/// A Workload from a callable `op() -> Out` whose output is dropped at the end of each call.
 template <class F>
-std::unique_ptr<Workload> make_workload(F op) {
+class DroppingWorkload final : public Workload {
+ public:
+  explicit DroppingWorkload(F op) : op_(std::move(op)) {}
+  void reserve(std::int64_t) override {}
+  void run(std::int64_t iters) override {
+    for (std::int64_t i = 0; i < iters; ++i) (void)op_();
+  }
+  void release() override {}
+
+ private:
+  F op_;
+};
+
+/// The workload of `op`: retaining its outputs over a batch, or dropping each one.
+template <class F>
+std::unique_ptr<Workload> make_workload(F op, bool retain_outputs = true) {
   using Out = std::decay_t<decltype(op())>;
+  if (!retain_outputs) return std::make_unique<DroppingWorkload<F>>(std::move(op));
   return std::make_unique<RetainingWorkload<Out, F>>(std::move(op));
 }
 
@@ -60,7 +79,8 @@ struct TimingPolicy {
   double small_op_ns = 10e3;            // "small": one call under 10 us
   int samples = 15;
   int warmup_calls = 3;
-  double max_case_ns = 20e9;  // shrink the sample count when 15 samples would take longer
+  double max_case_ns = 20e9;   // shrink the sample count when 15 samples would take longer
+  bool retain_outputs = true;  // keep a batch's outputs (table) or drop each (size sweeps)
 };
 
 struct Measurement {

@@ -1,6 +1,7 @@
 // tenferro-bench: our cases and their libtorch twins in one run (docs/benchmarks.md).
 //
-//   tenferro-bench [--threads 1,2,4] [--cases REGEX] [--variants REGEX] [--quick] [--json FILE]
+//   tenferro-bench [--threads 1,2] [--cases REGEX] [--variants REGEX] [--quick] [--json FILE]
+//   tenferro-bench --sweep [--cases REGEX] [--json FILE]   (the size sweeps, 1 thread)
 //   tenferro-bench --from-json FILE     (re-print the markdown table of an earlier run)
 //
 // One child process per thread count (Note [One process per thread count]); the parent only
@@ -16,13 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,31 +31,9 @@
 
 namespace {
 
-void usage(std::ostream& os) {
-  os << "usage: tenferro-bench [--threads 1,2,4] [--cases REGEX] [--variants REGEX] [--quick]\n"
-        "                      [--json FILE]\n"
-        "       tenferro-bench --from-json FILE\n"
-        "  --threads   thread counts, one child process each, run in order (default 1)\n"
-        "  --cases     only cases whose name matches (std::regex_search; default all)\n"
-        "  --variants  only variants whose name matches (default all)\n"
-        "  --quick     1 ms samples and a 1 s cap per measurement (whole run < 2 min)\n"
-        "  --json      also write every JSON line (headers + results) to FILE\n"
-        "  --self-test check the harness's statistics, JSON and table code, then exit\n"
-        "The markdown table goes to stdout, progress to stderr.\n";
-}
-
-std::vector<int> parse_threads(const std::string& s) {
-  std::vector<int> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    const int n = std::atoi(item.c_str());
-    if (n <= 0) throw std::runtime_error("--threads: bad count '" + item + "'");
-    out.push_back(n);
-  }
-  if (out.empty()) throw std::runtime_error("--threads: empty list");
-  return out;
-}
+// The variants of a sweep unless --variants says otherwise: tenferro inside a scope, libtorch
+// (and, for einsum, libtorch given tenferro's contraction path).
+constexpr const char* kSweepVariants = "^(eager_scope|libtorch|libtorch_path)$";
 
 // Forks, pins, sets the thread variables, re-execs (Note [One process per thread count]).
 int spawn_child(const std::vector<std::string>& args, int threads, const std::string& out_file) {
@@ -76,10 +54,7 @@ int spawn_child(const std::vector<std::string>& args, int threads, const std::st
       setenv(var, n.c_str(), 1);
     }
     std::vector<std::string> argv_s = args;
-    argv_s.push_back("--child-threads");
-    argv_s.push_back(n);
-    argv_s.push_back("--child-out");
-    argv_s.push_back(out_file);
+    argv_s.insert(argv_s.end(), {"--child-threads", n, "--child-out", out_file});
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -93,6 +68,36 @@ int spawn_child(const std::vector<std::string>& args, int threads, const std::st
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+// Runs one child per thread count, collecting their JSON lines. Returns the number that failed.
+int run_children(const std::vector<std::string>& passthrough, const std::vector<int>& threads,
+                 std::vector<std::string>& lines) {
+  int failures = 0;
+  const int allowed = static_cast<int>(bench::allowed_cpus().size());
+  for (int t : threads) {
+    char tmpl[] = "/tmp/tenferro-bench-XXXXXX";
+    const int fd = mkstemp(tmpl);
+    if (fd < 0) {
+      std::perror("tenferro-bench: mkstemp");
+      return static_cast<int>(threads.size());
+    }
+    close(fd);
+    std::cerr << "== " << t << " thread(s)"
+              << (t > allowed ? " (oversubscribed: " + std::to_string(allowed) + " CPUs allowed)"
+                              : "")
+              << "\n";
+    const int rc = spawn_child(passthrough, t, tmpl);
+    std::ifstream in(tmpl);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    std::remove(tmpl);
+    if (rc != 0) {
+      std::cerr << "tenferro-bench: the " << t << "-thread run failed (status " << rc
+                << "); its rows so far are kept\n";
+      ++failures;
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -100,52 +105,42 @@ int main(int argc, char** argv) {
   std::string json_file, from_json, child_out;
   int child_threads = 0;
   std::vector<int> thread_counts{1};
-  std::vector<std::string> passthrough{argv[0]};
-  try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--threads") {
-        thread_counts = parse_threads(value());
-      } else if (a == "--cases") {
-        opt.cases = value();
-        passthrough.insert(passthrough.end(), {a, opt.cases});
-      } else if (a == "--variants") {
-        opt.variants = value();
-        passthrough.insert(passthrough.end(), {a, opt.variants});
-      } else if (a == "--quick") {
-        opt.quick = true;
-        passthrough.push_back(a);
-      } else if (a == "--json") {
-        json_file = value();
-      } else if (a == "--from-json") {
-        from_json = value();
-      } else if (a == "--child-threads") {
-        child_threads = std::atoi(value().c_str());
-      } else if (a == "--child-out") {
-        child_out = value();
-      } else if (a == "--self-test") {
-        return bench::self_test();
-      } else if (a == "-h" || a == "--help") {
-        usage(std::cout);
-        return 0;
-      } else if (a.empty()) {
-        // `make bench` passes "$(ARGS)", which is an empty argument when ARGS is unset.
-      } else {
-        throw std::runtime_error("unknown option '" + a + "'");
-      }
-    }
-    std::regex(opt.cases);  // validate early: a bad regex should fail before any run
-    std::regex(opt.variants);
-  } catch (const std::exception& e) {
-    std::cerr << "tenferro-bench: " << e.what() << "\n";
-    usage(std::cerr);
+  bool self_test = false;
+
+  CLI::App app{
+      "tenferro-bench: tenferro's cases and their libtorch twins in one run "
+      "(docs/benchmarks.md). The markdown table goes to stdout, progress to stderr."};
+  app.add_option("--threads", thread_counts,
+                 "thread counts, one child process each, run in order (default 1); counts above "
+                 "the allowed CPUs are run but marked oversubscribed")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  app.add_option("--cases", opt.cases, "only cases whose name matches (std::regex_search)");
+  auto* variants = app.add_option("--variants", opt.variants,
+                                  "only variants whose name matches (default all; with --sweep "
+                                  "eager_scope, libtorch and libtorch_path)");
+  app.add_flag("--quick", opt.quick, "1 ms samples and a 1 s cap per measurement");
+  app.add_flag("--sweep", opt.sweep,
+               "the size sweeps instead of the table's cases (9 samples, 0.3 s cap, outputs "
+               "dropped per call); scripts/plot-sweeps draws them");
+  app.add_option("--json", json_file, "also write every JSON line (headers + results) to FILE");
+  app.add_option("--from-json", from_json, "re-print the markdown table of an earlier run");
+  app.add_flag("--self-test", self_test,
+               "check the harness's statistics, JSON and table code, then exit");
+  // The child side of Note [One process per thread count]: not for users.
+  app.add_option("--child-threads", child_threads)->group("");
+  app.add_option("--child-out", child_out)->group("");
+  CLI11_PARSE(app, argc, argv);
+
+  if (self_test) return bench::self_test();
+  if (opt.sweep && variants->count() == 0) opt.variants = kSweepVariants;
+  try {  // a bad regex should fail before any run
+    (void)std::regex(opt.cases);
+    (void)std::regex(opt.variants);
+  } catch (const std::regex_error& e) {
+    std::cerr << "tenferro-bench: bad regular expression: " << e.what() << "\n";
     return 2;
   }
-
   if (child_threads > 0) return bench::run_child(opt, child_threads, child_out);
 
   std::vector<std::string> lines;
@@ -158,27 +153,10 @@ int main(int argc, char** argv) {
     }
     for (std::string line; std::getline(in, line);) lines.push_back(line);
   } else {
-    int failures = 0;
-    for (int t : thread_counts) {
-      char tmpl[] = "/tmp/tenferro-bench-XXXXXX";
-      const int fd = mkstemp(tmpl);
-      if (fd < 0) {
-        std::perror("tenferro-bench: mkstemp");
-        return 1;
-      }
-      close(fd);
-      std::cerr << "== " << t << " thread(s)\n";
-      const int rc = spawn_child(passthrough, t, tmpl);
-      std::ifstream in(tmpl);
-      for (std::string line; std::getline(in, line);) lines.push_back(line);
-      std::remove(tmpl);
-      if (rc != 0) {
-        std::cerr << "tenferro-bench: the " << t << "-thread run failed (status " << rc
-                  << "); its rows so far are kept\n";
-        ++failures;
-      }
-    }
-    if (failures) {
+    std::vector<std::string> passthrough{argv[0], "--cases", opt.cases, "--variants", opt.variants};
+    if (opt.quick) passthrough.push_back("--quick");
+    if (opt.sweep) passthrough.push_back("--sweep");
+    if (const int failures = run_children(passthrough, thread_counts, lines)) {
       std::cerr << "tenferro-bench: " << failures << " run(s) failed\n";
       exit_code = 1;
     }

@@ -5,11 +5,12 @@
 //                         up and left outside the clock; all samples run inside it)
 //   session               the same calls inside ONE backend.with_session (ops on this thread run
 //                         in the session's admission)
-//   trace_prepared        trace(forward) (grad(...) of it for gradient cases), Runtime::prepare
+//   trace_prepared        trace(forward) (grad(...) of it for grad cases; a trace of
+//                         value_and_grad(forward) for value_and_grad cases), Runtime::prepare
 //                         outside the clock, Runtime::run inside it
 //   trace_prepared_scope  the same runs inside ONE with_execution_scope of the runtime's backend
 //
-// A variant whose API is not in this build is emitted as "unsupported" with the reason -- never
+// A variant that throws Unsupported is emitted as "unsupported" with the reason -- never
 // approximated by another variant.
 #include "ours.hpp"
 
@@ -18,22 +19,10 @@
 #include <cstdio>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <tenferro/ops/linalg.hpp>
 #include <tenferro/tenferro.hpp>
 #include <vector>
-
-// What the tenferro side of this build can do. Each switch turns on when the API lands in main.
-#define TF_BENCH_HAVE_RUNTIME 1  // CpuBackend::executor_entries, with_execution_scope, with_session
-#define TF_BENCH_HAVE_MATMUL 1   // matmul / bmm (ops-contract)
-#define TF_BENCH_HAVE_EINSUM 1   // einsum (einsum.hpp)
-#define TF_BENCH_HAVE_ELEMENTWISE 1  // add, mul (ops-elementwise)
-#define TF_BENCH_HAVE_REDUCE 1       // sum (ops-reduce)
-#define TF_BENCH_HAVE_GRAD 1         // eager reverse-mode grad (autodiff)
-#define TF_BENCH_HAVE_TRACE 1        // trace, grad(Program), Runtime::prepare/run (trace)
-#define TF_BENCH_HAVE_LINALG 1       // svd, qr, eigh, cholesky, solve, ... (ops/linalg.hpp)
-
-#if TF_BENCH_HAVE_LINALG
-#include <tenferro/ops/linalg.hpp>
-#endif
 
 namespace bench::ours {
 namespace {
@@ -51,42 +40,10 @@ Tensor make_input(const CaseSpec& c, std::size_t index) {
   return tenferro::from_vector(values, dims);
 }
 
-// Why `op` cannot run in this build, or "" when it can.
-std::string op_missing(Op op) {
-  switch (op) {
-    case Op::matmul:
-    case Op::chain10_matmul:
-      return TF_BENCH_HAVE_MATMUL ? "" : "matmul/bmm not in this build";
-    case Op::sum_matmul:
-      return TF_BENCH_HAVE_MATMUL && TF_BENCH_HAVE_REDUCE ? "" : "bmm or sum not in this build";
-    case Op::sum_sq:
-      return TF_BENCH_HAVE_ELEMENTWISE && TF_BENCH_HAVE_REDUCE ? ""
-                                                               : "mul or sum not in this build";
-    case Op::add:
-      return TF_BENCH_HAVE_ELEMENTWISE ? "" : "add not in this build";
-    case Op::sum:
-      return TF_BENCH_HAVE_REDUCE ? "" : "sum not in this build";
-    case Op::einsum:
-      return TF_BENCH_HAVE_EINSUM ? "" : "einsum not in this build";
-    case Op::svd:
-    case Op::qr:
-    case Op::eigh:
-    case Op::cholesky:
-    case Op::solve:
-      return TF_BENCH_HAVE_LINALG ? "" : "linalg not in this build";
-    case Op::sum_svdvals:
-    case Op::sum_solve:
-    case Op::sum_eigvalsh:
-      return TF_BENCH_HAVE_LINALG && TF_BENCH_HAVE_REDUCE ? "" : "linalg or sum not in this build";
-  }
-  return "unknown op";
-}
-
 // The forward result of a case whose op returns one tensor (the only place, with forward_all,
 // where our ops are named). `in` are the inputs.
-[[maybe_unused]] Tensor forward(const CaseSpec& c, const Tensor* in) {
+Tensor forward(const CaseSpec& c, const Tensor* in) {
   switch (c.op) {
-#if TF_BENCH_HAVE_MATMUL
     case Op::matmul:
       return tenferro::matmul(in[0], in[1]);
     case Op::chain10_matmul: {
@@ -94,45 +51,36 @@ std::string op_missing(Op op) {
       for (int i = 1; i < 10; ++i) x = tenferro::matmul(x, in[1]);
       return x;
     }
-#endif
-#if TF_BENCH_HAVE_MATMUL && TF_BENCH_HAVE_REDUCE
     case Op::sum_matmul:
       return tenferro::sum(tenferro::matmul(in[0], in[1]));
-#endif
-#if TF_BENCH_HAVE_ELEMENTWISE && TF_BENCH_HAVE_REDUCE
     case Op::sum_sq:
       return tenferro::sum(in[0] * in[0]);
-#endif
-#if TF_BENCH_HAVE_ELEMENTWISE
     case Op::add:
       return in[0] + in[1];
-#endif
-#if TF_BENCH_HAVE_REDUCE
+    case Op::mul:
+      return in[0] * in[1];
+    case Op::exp:
+      return tenferro::exp(in[0]);
     case Op::sum:
       return tenferro::sum(in[0]);
-#endif
-#if TF_BENCH_HAVE_EINSUM
+    case Op::mean:
+      return tenferro::mean(in[0]);
     case Op::einsum:
       return tenferro::einsum(c.subscripts, std::span<const Tensor>(in, c.inputs.size()));
-#endif
-#if TF_BENCH_HAVE_LINALG
     case Op::cholesky:
       return tenferro::cholesky(in[0]);
     case Op::solve:
       return tenferro::solve(in[0], in[1]);
-#endif
-#if TF_BENCH_HAVE_LINALG && TF_BENCH_HAVE_REDUCE
     case Op::sum_svdvals:
       return tenferro::sum(tenferro::svdvals(in[0]));
     case Op::sum_solve:
       return tenferro::sum(tenferro::solve(in[0], in[1]));
     case Op::sum_eigvalsh:
       return tenferro::sum(tenferro::eigvalsh(in[0]));
-#endif
     default:
       break;
   }
-  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: op not in this build");
+  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: not a single-output op");
 }
 
 // Every output of a multi_output op, in its order, all kept by the caller (a workload slot, a
@@ -140,9 +88,8 @@ std::string op_missing(Op op) {
 // it, and a traced program cannot drop one as dead code. Inline storage: no heap allocation that
 // the libtorch twin's std::array does not make either.
 using Outputs = tenferro::SmallVector<Tensor, 3>;
-[[maybe_unused]] Outputs forward_all(const CaseSpec& c, const Tensor* in) {
+Outputs forward_all(const CaseSpec& c, const Tensor* in) {
   switch (c.op) {
-#if TF_BENCH_HAVE_LINALG
     case Op::svd: {
       tenferro::SvdResult r = tenferro::svd(in[0]);
       return Outputs{std::move(r.U), std::move(r.S), std::move(r.Vh)};
@@ -155,11 +102,10 @@ using Outputs = tenferro::SmallVector<Tensor, 3>;
       tenferro::EighResult r = tenferro::eigh(in[0]);
       return Outputs{std::move(r.eigenvalues), std::move(r.eigenvectors)};
     }
-#endif
     default:
       break;
   }
-  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: op not in this build");
+  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: not a multi-output op");
 }
 
 struct Context {
@@ -177,14 +123,9 @@ Row base_row(const Context& ctx, std::string_view variant) {
   r.variant = std::string(variant);
   r.threads = ctx.threads;
   r.unit = ctx.c.unit;
+  r.series = ctx.c.series;
+  r.size = ctx.c.size;
   return r;
-}
-
-void emit_unsupported(const Context& ctx, std::string_view variant, const std::string& why) {
-  Row r = base_row(ctx, variant);
-  r.status = "unsupported";
-  r.note = why;
-  ctx.emit(r);
 }
 
 // Compares a variant's result with the libtorch twin's (when there is one; both canonicalized).
@@ -252,51 +193,76 @@ std::vector<double> flatten(std::span<const Tensor> ts) {
   return out;
 }
 
+std::vector<double> flatten(const tenferro::ValueAndGrad& vg) {
+  std::vector<double> out = flatten(vg.value);
+  const std::vector<double> g = flatten(std::span<const Tensor>(vg.grads));
+  out.insert(out.end(), g.begin(), g.end());
+  return out;
+}
+
 // A variant ready to time, and the result of one untimed call of it (checked against libtorch).
 struct Prepared {
   std::unique_ptr<Workload> workload;
   std::vector<double> result;
 };
 template <class F>
-Prepared prepared(F op) {
+Prepared prepared(F op, const TimingPolicy& policy) {
   std::vector<double> result = flatten(op());
-  return Prepared{make_workload(std::move(op)), std::move(result)};
+  return Prepared{make_workload(std::move(op), policy.retain_outputs), std::move(result)};
 }
 
-// The op (or its gradient) as an eager call on the current backend.
+// The op, its gradient or its value and gradient, as an eager call on the current backend.
 Prepared eager_workload(const Context& ctx) {
   const CaseSpec* c = &ctx.c;
   const Tensor* in = ctx.inputs.data();
-  if (ctx.c.grad) {
-#if TF_BENCH_HAVE_GRAD
-    const std::span<const Tensor> args(ctx.inputs);
-    return prepared([c, args] {
-      return tenferro::grad([c](std::span<const Tensor> x) { return forward(*c, x.data()); }, args);
-    });
-#else
-    throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: grad not in this build");
-#endif
+  const std::span<const Tensor> args(ctx.inputs);
+  auto f = [c](std::span<const Tensor> x) { return forward(*c, x.data()); };
+  switch (c->mode) {
+    case Mode::grad:
+      return prepared([f, args] { return tenferro::grad(f, args); }, ctx.policy);
+    case Mode::value_and_grad:
+      return prepared([f, args] { return tenferro::value_and_grad(f, args); }, ctx.policy);
+    case Mode::call:
+      break;
   }
-  if (multi_output(c->op)) return prepared([c, in] { return forward_all(*c, in); });
-  return prepared([c, in] { return forward(*c, in); });
+  if (multi_output(c->op)) return prepared([c, in] { return forward_all(*c, in); }, ctx.policy);
+  return prepared([c, in] { return forward(*c, in); }, ctx.policy);
 }
 
-// The op traced once (grad-transformed for gradient cases) and prepared on a runtime over
-// `backend`, outside the clock; a call is Runtime::run.
-Prepared traced_workload([[maybe_unused]] const Context& ctx,
-                         [[maybe_unused]] const tenferro::CpuBackend& backend) {
-#if TF_BENCH_HAVE_TRACE
+// The program a traced variant prepares: the op; grad(p), whose dead-code elimination drops the
+// forward values no gradient needs; or a trace of value_and_grad, whose value output keeps the
+// forward.
+tenferro::Program traced_program(const Context& ctx) {
   std::vector<tenferro::ValueSpec> specs;
   for (const Tensor& t : ctx.inputs) specs.push_back(tenferro::ValueSpec{t.shape(), t.dtype()});
   const CaseSpec* c = &ctx.c;
   const std::span<const tenferro::ValueSpec> in_specs(specs);
-  tenferro::Program p =
-      multi_output(c->op)
-          ? tenferro::trace([c](std::span<const Tensor> x) { return forward_all(*c, x.data()); },
-                            in_specs)
-          : tenferro::trace([c](std::span<const Tensor> x) { return forward(*c, x.data()); },
-                            in_specs);
-  if (ctx.c.grad) p = tenferro::grad(p);
+  auto f = [c](std::span<const Tensor> x) { return forward(*c, x.data()); };
+  switch (c->mode) {
+    case Mode::grad:
+      return tenferro::grad(tenferro::trace(f, in_specs));
+    case Mode::value_and_grad:
+      return tenferro::trace(
+          [f](std::span<const Tensor> x) {
+            tenferro::ValueAndGrad vg = tenferro::value_and_grad(f, x);
+            std::vector<Tensor> out{std::move(vg.value)};
+            out.insert(out.end(), vg.grads.begin(), vg.grads.end());
+            return out;
+          },
+          in_specs);
+    case Mode::call:
+      break;
+  }
+  if (multi_output(c->op)) {
+    return tenferro::trace([c](std::span<const Tensor> x) { return forward_all(*c, x.data()); },
+                           in_specs);
+  }
+  return tenferro::trace(f, in_specs);
+}
+
+// The traced program prepared on a runtime over `backend`, outside the clock; a call is
+// Runtime::run.
+Prepared traced_workload(const Context& ctx, const tenferro::CpuBackend& backend) {
   struct Traced {
     tenferro::Runtime rt;
     tenferro::PreparedProgram plan;
@@ -304,22 +270,16 @@ Prepared traced_workload([[maybe_unused]] const Context& ctx,
     std::vector<Tensor> operator()() const { return rt.run(plan, args); }
   };
   tenferro::Runtime rt(backend);
-  tenferro::PreparedProgram plan = rt.prepare(p);
-  return prepared(Traced{rt, plan, std::span<const Tensor>(ctx.inputs)});
-#else
-  throw tenferro::Error(tenferro::ErrorKind::Unsupported, "bench: trace not in this build");
-#endif
+  tenferro::PreparedProgram plan = rt.prepare(traced_program(ctx));
+  return prepared(Traced{rt, plan, std::span<const Tensor>(ctx.inputs)}, ctx.policy);
 }
 
 // eager_scope / trace_prepared_scope: warm-up, calibration and every sample inside ONE
 // with_execution_scope; its entries are counted from just before entry until it has ended.
 // session: the same inside ONE with_session; entries counted during the timed batches.
 template <class Entries>
-void run_in_context([[maybe_unused]] const Context& ctx,
-                    [[maybe_unused]] const tenferro::CpuBackend& backend, std::string_view v,
-                    [[maybe_unused]] Workload& w, [[maybe_unused]] Measurement& m,
-                    [[maybe_unused]] Row& r, [[maybe_unused]] Entries& entries) {
-#if TF_BENCH_HAVE_RUNTIME
+void run_in_context(const Context& ctx, const tenferro::CpuBackend& backend, std::string_view v,
+                    Workload& w, Measurement& m, Row& r, Entries& entries) {
   if (v == "session") {
     m = backend.with_session([&](tenferro::Session&) { return measure(w, ctx.policy, entries); });
     r.executor_entries = m.counter;
@@ -328,24 +288,34 @@ void run_in_context([[maybe_unused]] const Context& ctx,
   const std::int64_t e0 = entries();
   m = backend.with_execution_scope([&] { return measure(w, ctx.policy); });
   r.executor_entries = entries() - e0;
-#else
-  throw tenferro::Error(tenferro::ErrorKind::Unsupported,
-                        "bench: " + std::string(v) + " needs the CPU runtime");
-#endif
 }
 
 }  // namespace
 
-std::string describe_build() {
-  std::string s = "runtime=" + std::to_string(TF_BENCH_HAVE_RUNTIME) +
-                  " matmul=" + std::to_string(TF_BENCH_HAVE_MATMUL) +
-                  " einsum=" + std::to_string(TF_BENCH_HAVE_EINSUM) +
-                  " elementwise=" + std::to_string(TF_BENCH_HAVE_ELEMENTWISE) +
-                  " reduce=" + std::to_string(TF_BENCH_HAVE_REDUCE) +
-                  " grad=" + std::to_string(TF_BENCH_HAVE_GRAD) +
-                  " trace=" + std::to_string(TF_BENCH_HAVE_TRACE) +
-                  " linalg=" + std::to_string(TF_BENCH_HAVE_LINALG);
-  return s;
+std::vector<std::int64_t> torch_einsum_path(const CaseSpec& c) {
+  std::vector<tenferro::Dims> shapes;
+  for (const Shape& s : c.inputs) shapes.emplace_back(s.begin(), s.end());
+  const tenferro::EinsumPath path = tenferro::einsum_path(c.subscripts, shapes);
+  // Our steps name operands by id (inputs 0..n-1, step k's result n+k); torch's path names
+  // positions in a list from which each step removes its two operands and to whose end it
+  // appends the result.
+  std::vector<int> live(c.inputs.size());
+  for (std::size_t i = 0; i < live.size(); ++i) live[i] = static_cast<int>(i);
+  std::vector<std::int64_t> out;
+  for (std::size_t k = 0; k < path.steps.size(); ++k) {
+    const auto pos = [&](int id) {
+      const auto it = std::find(live.begin(), live.end(), id);
+      if (it == live.end()) throw std::logic_error(c.name + ": einsum path names a dead operand");
+      return static_cast<std::int64_t>(it - live.begin());
+    };
+    const std::int64_t a = pos(path.steps[k].lhs), b = pos(path.steps[k].rhs);
+    out.push_back(a);
+    out.push_back(b);
+    live.erase(live.begin() + std::max(a, b));
+    live.erase(live.begin() + std::min(a, b));
+    live.push_back(static_cast<int>(c.inputs.size() + k));
+  }
+  return out;
 }
 
 void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
@@ -356,54 +326,27 @@ void run_case(const CaseSpec& c, int threads, const TimingPolicy& policy,
   for (std::size_t i = 0; i < c.inputs.size(); ++i) {
     ctx.inputs.push_back(make_input(c, i));
   }
-  std::string eager_missing = op_missing(c.op);
-  if (eager_missing.empty() && c.grad && !TF_BENCH_HAVE_GRAD) {
-    eager_missing = "eager grad (autodiff) not in this build";
-  }
-  std::string trace_missing = op_missing(c.op);
-  if (trace_missing.empty() && !TF_BENCH_HAVE_TRACE)
-    trace_missing = "trace/Runtime not in this build";
-  const std::string runtime_missing =
-      TF_BENCH_HAVE_RUNTIME ? ""
-                            : "CPU runtime (scopes, sessions, executor_entries) not in this build";
 
   // One backend per case and thread count: every variant of the case runs on it.
   tenferro::CpuBackendOptions options;
   options.threads = threads;
   tenferro::CpuBackend backend(options);
-  [[maybe_unused]] auto entries = [&]() -> std::int64_t {
-#if TF_BENCH_HAVE_RUNTIME
+  auto entries = [&]() -> std::int64_t {
     return static_cast<std::int64_t>(backend.executor_entries());
-#else
-    return -1;
-#endif
   };
 
   for (std::string_view v :
        {"eager", "eager_scope", "session", "trace_prepared", "trace_prepared_scope"}) {
     if (!want(v)) continue;
-    const bool traced = v.starts_with("trace");
-    const std::string& missing = traced ? trace_missing : eager_missing;
-    if (!missing.empty()) {
-      emit_unsupported(ctx, v, missing);
-      continue;
-    }
-    if (v != "eager" && !runtime_missing.empty()) {
-      emit_unsupported(ctx, v, runtime_missing);
-      continue;
-    }
     run_variant(ctx, v, [&](Row& r) {
       tenferro::BackendGuard use(backend);
-      Prepared p = traced ? traced_workload(ctx, backend) : eager_workload(ctx);
+      Prepared p = v.starts_with("trace") ? traced_workload(ctx, backend) : eager_workload(ctx);
       check(ctx, p.result, r);
       Workload* w = p.workload.get();
       Measurement m;
       if (v == "eager") {
-        std::function<std::int64_t()> counter;
-        if (TF_BENCH_HAVE_RUNTIME) counter = entries;
-        m = measure(*w, ctx.policy, counter);
-        r.executor_entries = TF_BENCH_HAVE_RUNTIME ? m.counter : -1;
-        if (!TF_BENCH_HAVE_RUNTIME) r.note = "executor entries not counted (runtime stand-in)";
+        m = measure(*w, ctx.policy, entries);
+        r.executor_entries = m.counter;
       } else {
         run_in_context(ctx, backend, v, *w, m, r, entries);
       }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <set>
 #include <string_view>
@@ -11,159 +12,110 @@
 namespace bench {
 namespace {
 
-std::string num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+// A header field as text: strings as they are, other values as JSON ("[0,1]", "true").
+std::string text(const Json& o, const char* key) {
+  const auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+// A time, or null when there is none (a row that was not measured, a non-finite value).
+Json time_or_null(const Row& r, double ns) {
+  return r.status == "ok" && std::isfinite(ns) ? Json(ns) : Json(nullptr);
+}
+
+double time_of(const Json& o, const char* key) {
+  const auto it = o.find(key);
+  return it != o.end() && it->is_number() ? it->get<double>() : -1;
+}
+
+std::string ratio_text(double ours, double theirs) {
+  const double ratio = ours / theirs;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, ratio < 0.1 ? " (%.2gx)" : " (%.2fx)", ratio);
   return buf;
 }
 
-double to_double(const JsonObject& o, const char* key, double dflt) {
-  auto it = o.find(key);
-  if (it == o.end() || it->second == "null" || it->second.empty()) return dflt;
-  return std::strtod(it->second.c_str(), nullptr);
+std::string cell(const Row& r, const Row* torch) {
+  if (r.status != "ok") return r.status == "unsupported" ? "unsupp." : r.status;
+  std::string s = format_ns(r.median_ns);
+  if (r.median_ns > 0 && r.iqr_ns >= 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " ±%.0f%%", 100.0 * r.iqr_ns / r.median_ns);
+    s += buf;
+  }
+  const bool have_torch = torch && torch->status == "ok" && torch->median_ns > 0;
+  if (!r.variant.starts_with("libtorch") && have_torch)
+    s += ratio_text(r.median_ns, torch->median_ns);
+  return s;
 }
 
-std::string get(const JsonObject& o, const char* key) {
-  auto it = o.find(key);
-  return it == o.end() ? std::string() : it->second;
+// "1 / 1": executor entries of the two *_scope variants ("(!)" unless 1).
+std::string scope_entries(const std::map<std::string, const Row*>& vs) {
+  std::string entries;
+  bool any = false;
+  for (const char* v : {"eager_scope", "trace_prepared_scope"}) {
+    const auto it = vs.find(v);
+    entries += entries.empty() ? "" : " / ";
+    if (it == vs.end() || it->second->status != "ok") {
+      entries += "—";
+      continue;
+    }
+    any = true;
+    const auto e = it->second->executor_entries;
+    entries += std::to_string(e) + (e == 1 ? "" : " (!)");
+  }
+  return any ? entries : "—";
 }
 
 }  // namespace
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char ch : s) {
-    switch (ch) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(ch) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
-
-std::string to_json(const Row& r) {
-  std::string s = "{\"type\":\"result\"";
-  s += ",\"case\":\"" + json_escape(r.case_name) + "\"";
-  s += ",\"variant\":\"" + json_escape(r.variant) + "\"";
-  s += ",\"threads\":" + std::to_string(r.threads);
-  s += ",\"status\":\"" + json_escape(r.status) + "\"";
-  const bool ok = r.status == "ok";
-  s += ",\"median_ns\":" + (ok ? num(r.median_ns) : "null");
-  s += ",\"iqr_ns\":" + (ok ? num(r.iqr_ns) : "null");
-  s += ",\"min_ns\":" + (ok ? num(r.min_ns) : "null");
-  s += ",\"repeats\":" + std::to_string(r.repeats);
-  s += ",\"batch\":" + std::to_string(r.batch);
-  s += ",\"executor_entries\":" + std::to_string(r.executor_entries);
-  s += ",\"check\":\"" + json_escape(r.check) + "\"";
-  s += ",\"unit\":\"" + json_escape(r.unit) + "\"";
-  s += ",\"note\":\"" + json_escape(r.note) + "\"}";
-  return s;
-}
-
-JsonObject parse_json_line(const std::string& line) {
-  JsonObject o;
-  std::size_t i = 0;
-  auto ws = [&] {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-  };
-  auto str = [&]() -> std::string {
-    std::string out;
-    ++i;  // opening quote
-    while (i < line.size() && line[i] != '"') {
-      if (line[i] == '\\' && i + 1 < line.size()) {
-        char e = line[++i];
-        if (e == 'n')
-          out += '\n';
-        else if (e == 't')
-          out += '\t';
-        else if (e == 'u' && i + 4 < line.size()) {
-          out += static_cast<char>(std::stoi(line.substr(i + 1, 4), nullptr, 16));
-          i += 4;
-        } else
-          out += e;
-      } else {
-        out += line[i];
-      }
-      ++i;
-    }
-    ++i;  // closing quote
-    return out;
-  };
-  ws();
-  if (i >= line.size() || line[i] != '{') return {};
-  ++i;
-  for (;;) {
-    ws();
-    if (i >= line.size() || line[i] == '}') break;
-    if (line[i] != '"') return {};
-    std::string key = str();
-    ws();
-    if (i >= line.size() || line[i] != ':') return {};
-    ++i;
-    ws();
-    std::string value;
-    if (i < line.size() && line[i] == '"') {
-      value = str();
-    } else if (i < line.size() && line[i] == '[') {
-      int depth = 0;
-      const std::size_t start = i;
-      for (; i < line.size(); ++i) {
-        if (line[i] == '[') ++depth;
-        if (line[i] == ']' && --depth == 0) {
-          ++i;
-          break;
-        }
-      }
-      value = line.substr(start, i - start);
-    } else {
-      const std::size_t start = i;
-      while (i < line.size() && line[i] != ',' && line[i] != '}') ++i;
-      value = line.substr(start, i - start);
-      while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back())))
-        value.pop_back();
-    }
-    o[key] = value;
-    ws();
-    if (i < line.size() && line[i] == ',') ++i;
+Json to_json(const Row& r) {
+  Json o = {{"type", "result"},
+            {"case", r.case_name},
+            {"variant", r.variant},
+            {"threads", r.threads},
+            {"oversubscribed", r.oversubscribed},
+            {"status", r.status},
+            {"median_ns", time_or_null(r, r.median_ns)},
+            {"iqr_ns", time_or_null(r, r.iqr_ns)},
+            {"min_ns", time_or_null(r, r.min_ns)},
+            {"repeats", r.repeats},
+            {"batch", r.batch},
+            {"executor_entries", r.executor_entries},
+            {"check", r.check},
+            {"unit", r.unit},
+            {"note", r.note}};
+  if (!r.series.empty()) {
+    o["series"] = r.series;
+    o["size"] = r.size;
   }
   return o;
 }
 
-Row row_from_json(const JsonObject& o) {
+Row row_from_json(const Json& o) {
   Row r;
-  r.case_name = get(o, "case");
-  r.variant = get(o, "variant");
-  r.threads = static_cast<int>(to_double(o, "threads", 1));
-  r.status = get(o, "status");
-  r.median_ns = to_double(o, "median_ns", -1);
-  r.iqr_ns = to_double(o, "iqr_ns", -1);
-  r.min_ns = to_double(o, "min_ns", -1);
-  r.repeats = static_cast<int>(to_double(o, "repeats", 0));
-  r.batch = static_cast<std::int64_t>(to_double(o, "batch", 0));
-  r.executor_entries = static_cast<std::int64_t>(to_double(o, "executor_entries", -1));
-  r.check = get(o, "check");
-  r.unit = get(o, "unit");
-  r.note = get(o, "note");
+  r.case_name = o.value("case", "");
+  r.variant = o.value("variant", "");
+  r.threads = o.value("threads", 1);
+  r.oversubscribed = o.value("oversubscribed", false);
+  r.status = o.value("status", "");
+  r.median_ns = time_of(o, "median_ns");
+  r.iqr_ns = time_of(o, "iqr_ns");
+  r.min_ns = time_of(o, "min_ns");
+  r.repeats = o.value("repeats", 0);
+  r.batch = o.value("batch", std::int64_t{0});
+  r.executor_entries = o.value("executor_entries", std::int64_t{-1});
+  r.check = o.value("check", "none");
+  r.unit = o.value("unit", "");
+  r.note = o.value("note", "");
+  r.series = o.value("series", "");
+  r.size = o.value("size", std::int64_t{0});
   return r;
+}
+
+Json parse_json_line(const std::string& line) {
+  return Json::parse(line, nullptr, /*allow_exceptions=*/false);
 }
 
 std::string format_ns(double ns) {
@@ -180,99 +132,89 @@ std::string format_ns(double ns) {
   return buf;
 }
 
-void write_markdown(std::ostream& os, const std::vector<JsonObject>& headers,
+void write_markdown(std::ostream& os, const std::vector<Json>& headers,
                     const std::vector<Row>& rows) {
   if (!headers.empty()) {
     const auto& h = headers.front();
-    os << "Run " << get(h, "date") << ", commit `" << get(h, "commit") << "`"
-       << (get(h, "dirty") == "true" ? " (with uncommitted changes)" : "") << ", "
-       << get(h, "cpu_model") << ", " << (get(h, "quick") == "true" ? "--quick" : "full")
-       << " policy; tenferro build: " << get(h, "tenferro") << "\n\n";
+    os << "Run " << text(h, "date") << ", commit `" << text(h, "commit") << "`"
+       << (text(h, "dirty") == "true" ? " (with uncommitted changes)" : "") << ", "
+       << text(h, "cpu_model") << ", " << text(h, "policy_name") << " policy\n\n";
   }
   for (const auto& h : headers) {
-    os << "- **" << get(h, "threads") << " thread(s)**: CPUs " << get(h, "pinned_cpus") << " of "
-       << get(h, "online_cpus") << " (" << get(h, "cpu_model") << "); loadavg " << get(h, "loadavg")
-       << ", busy " << get(h, "busy_pct") << "% over " << get(h, "busy_sample_ms")
-       << " ms before the run: "
-       << (get(h, "idle") == "true" ? "idle" : "NOT idle (" + get(h, "idle_note") + ")")
-       << "; libtorch " << (get(h, "libtorch").empty() ? "absent" : get(h, "libtorch")) << "\n";
+    os << "- **" << text(h, "threads") << " thread(s)**"
+       << (text(h, "oversubscribed") == "true" ? " (oversubscribed)" : "") << ": CPUs "
+       << text(h, "pinned_cpus") << " of " << text(h, "online_cpus") << " (" << text(h, "cpu_model")
+       << "); loadavg " << text(h, "loadavg") << ", busy " << text(h, "busy_pct") << "% over "
+       << text(h, "busy_sample_ms") << " ms before the run: "
+       << (text(h, "idle") == "true" ? "idle" : "NOT idle (" + text(h, "idle_note") + ")")
+       << "; libtorch " << (text(h, "libtorch").empty() ? "absent" : text(h, "libtorch")) << "\n";
   }
   os << "\n";
 
   // (case, threads) -> variant -> row, in case-table order.
-  std::map<std::pair<std::string, int>, std::map<std::string, const Row*>> cell;
-  std::set<int> threads;
+  std::map<std::pair<std::string, int>, std::map<std::string, const Row*>> by_case;
+  std::map<int, bool> threads;  // -> oversubscribed
   for (const auto& r : rows) {
-    cell[{r.case_name, r.threads}][r.variant] = &r;
-    threads.insert(r.threads);
+    by_case[{r.case_name, r.threads}][r.variant] = &r;
+    threads[r.threads] = threads[r.threads] || r.oversubscribed;
   }
   std::vector<std::string> order;
-  for (const auto& c : all_cases()) order.push_back(c.name);
-  for (const auto& [key, _] : cell) {
-    bool known = false;
-    for (const auto& n : order) known = known || n == key.first;
-    if (!known) order.push_back(key.first);
+  std::set<std::string> known;
+  for (const auto* list : {&all_cases(), &sweep_cases()}) {
+    for (const auto& c : *list) {
+      if (known.insert(c.name).second) order.push_back(c.name);
+    }
+  }
+  for (const auto& [key, _] : by_case) {
+    if (known.insert(key.first).second) order.push_back(key.first);
   }
 
+  // The libtorch column holds the twin a line compares with; libtorch_path gets its own line.
+  std::vector<std::string_view> columns;
+  for (auto v : kVariants) {
+    if (v != "libtorch_path") columns.push_back(v);
+  }
   os << "| case | per | T |";
-  for (auto v : kVariants) os << " " << v << " |";
+  for (auto v : columns) os << " " << v << " |";
   os << " scope entries |\n|---|---|---|";
-  for (std::size_t i = 0; i < std::size(kVariants); ++i) os << "---:|";
+  for (std::size_t i = 0; i < columns.size(); ++i) os << "---:|";
   os << "---|\n";
   for (const auto& name : order) {
-    for (int t : threads) {
-      auto it = cell.find({name, t});
-      if (it == cell.end()) continue;
+    for (const auto& [t, oversubscribed] : threads) {
+      const auto it = by_case.find({name, t});
+      if (it == by_case.end()) continue;
       const auto& vs = it->second;
-      const Row* torch = vs.count("libtorch") ? vs.at("libtorch") : nullptr;
-      const bool have_torch = torch && torch->status == "ok" && torch->median_ns > 0;
+      auto find = [&](std::string_view v) -> const Row* {
+        const auto vit = vs.find(std::string(v));
+        return vit == vs.end() ? nullptr : vit->second;
+      };
       std::string unit;
       for (const auto& [_, r] : vs) unit = r->unit.empty() ? unit : r->unit;
-      os << "| " << name << " | " << unit << " | " << t << " |";
-      for (auto v : kVariants) {
-        auto vit = vs.find(std::string(v));
-        if (vit == vs.end()) {
-          os << " — |";
-          continue;
-        }
-        const Row& r = *vit->second;
-        if (r.status != "ok") {
-          os << " " << (r.status == "unsupported" ? "unsupp." : r.status) << " |";
-          continue;
-        }
-        os << " " << format_ns(r.median_ns);
-        if (r.median_ns > 0 && r.iqr_ns >= 0) {
-          char buf[32];
-          std::snprintf(buf, sizeof buf, " ±%.0f%%", 100.0 * r.iqr_ns / r.median_ns);
-          os << buf;
-        }
-        if (v != "libtorch" && have_torch) {
-          const double ratio = r.median_ns / torch->median_ns;
-          char buf[32];
-          std::snprintf(buf, sizeof buf, ratio < 0.1 ? " (%.2gx)" : " (%.2fx)", ratio);
-          os << buf;
-        }
-        os << " |";
+      // Einsum cases: one line against libtorch's default order, one against our path.
+      std::vector<std::pair<std::string, const Row*>> lines{{"", find("libtorch")}};
+      if (const Row* path = find("libtorch_path")) {
+        lines = {{" (libtorch: its default order)", find("libtorch")},
+                 {" (libtorch: our path)", path}};
       }
-      std::string entries;
-      bool any = false;
-      for (auto v : {"eager_scope", "trace_prepared_scope"}) {
-        auto vit = vs.find(v);
-        entries += entries.empty() ? "" : " / ";
-        if (vit == vs.end() || vit->second->status != "ok") {
-          entries += "—";
-          continue;
+      for (const auto& [label, torch] : lines) {
+        os << "| " << name << " | " << unit << label << " | " << t
+           << (oversubscribed ? " (oversubscribed)" : "") << " |";
+        for (auto v : columns) {
+          const Row* r = v == "libtorch" ? torch : find(v);
+          os << " " << (r ? cell(*r, torch) : "—") << " |";
         }
-        any = true;
-        const auto e = vit->second->executor_entries;
-        entries += std::to_string(e) + (e == 1 ? "" : " (!)");
+        os << " " << scope_entries(vs) << " |\n";
       }
-      os << " " << (any ? entries : "—") << " |\n";
     }
   }
   os << "\nCells: median per op, ±IQR as a share of the median; (ratio) = tenferro / libtorch "
-        "in the same run (below 1: faster than libtorch). \"scope entries\": executor entries of "
-        "the whole eager_scope / "
+        "in the same run (below 1: faster than libtorch). \"per\": what one op is; \"grad\" rows "
+        "return the gradients only (a traced grad program drops the forward values no gradient "
+        "needs; libtorch always runs the forward), \"value_and_grad\" rows return the value too "
+        "(forward and backward on both sides). Einsum cases have two lines: libtorch's default "
+        "contraction order, and libtorch given tenferro's path (torch::einsum's path argument). "
+        "\"(oversubscribed)\": more threads than the CPUs the run was allowed; such rows say "
+        "nothing about scaling. \"scope entries\": executor entries of the whole eager_scope / "
         "trace_prepared_scope run, must be 1.\n";
 }
 

@@ -11,6 +11,7 @@ struct RunOptions {
   std::string cases = ".*";
   std::string variants = ".*";
   bool quick = false;
+  bool sweep = false;  // the size sweeps (sweep_cases) instead of the table's cases
 };
 
 /// The child side of Note [One process per thread count] (main.cpp): probes and pins, writes the

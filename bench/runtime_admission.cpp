@@ -1,9 +1,9 @@
 // Admission cost of the CPU runtime: ns per empty operation / session / loan. Reports the median
 // and the minimum of 31 repeats of 20k iterations: on a shared machine the minimum is the closest
 // to the unloaded cost (a repeat that was never preempted), the median what a loaded machine sees.
-// Not built by CMake (bench/ is a standalone area). Build and run after a release build:
-//   g++ -O2 -std=c++20 -Iinclude -Isrc bench/runtime_admission.cpp build/release/libtenferro.a \
-//       -ltbb -lpthread -o build/release/runtime_admission && build/release/runtime_admission
+// A CMake target outside `all` (bench/CMakeLists.txt; it reaches into src/ internals):
+//   cmake --build --preset release --target runtime_admission &&
+//   build/release/bench/runtime_admission
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -18,17 +18,37 @@ std::uint64_t mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// Each grad case ("grad_X") followed by its value_and_grad twin ("value_and_grad_X"): a traced
+// grad program may drop the forward pass, a value_and_grad one cannot (the value is an output).
+std::vector<CaseSpec> with_value_and_grad_twins(std::vector<CaseSpec> cases) {
+  std::vector<CaseSpec> out;
+  for (CaseSpec& c : cases) {
+    const bool twin = c.mode == Mode::grad;
+    out.push_back(std::move(c));
+    if (!twin) continue;
+    CaseSpec v = out.back();
+    const std::string_view prefix = "grad_";
+    const std::string rest =
+        v.name.starts_with(prefix) ? v.name.substr(prefix.size()) : std::string(v.name);
+    v.name = "value_and_grad_" + rest;
+    v.mode = Mode::value_and_grad;
+    v.unit = std::string(mode_name(v.mode));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<CaseSpec>& all_cases() {
   static const std::vector<CaseSpec> cases = [] {
     std::vector<CaseSpec> v;
-    auto add = [&](std::string name, Op op, Dt dt, std::vector<Shape> in, bool grad = false,
+    auto add = [&](std::string name, Op op, Dt dt, std::vector<Shape> in, Mode mode = Mode::call,
                    std::string unit = "call") {
-      v.push_back(CaseSpec{std::move(name), op, dt, std::move(in), grad, std::move(unit)});
+      v.push_back(CaseSpec{std::move(name), op, dt, std::move(in), mode, std::move(unit)});
     };
     auto add_einsum = [&](std::string name, std::string subscripts, std::vector<Shape> in) {
-      v.push_back(CaseSpec{std::move(name), Op::einsum, Dt::f64, std::move(in), false, "call",
+      v.push_back(CaseSpec{std::move(name), Op::einsum, Dt::f64, std::move(in), Mode::call, "call",
                            std::move(subscripts)});
     };
     // Tiny ops: dominated by entry cost (dispatch, admission, output allocation).
@@ -36,11 +56,13 @@ const std::vector<CaseSpec>& all_cases() {
     for (std::int64_t n : {2, 8, 32}) {
       add("matmul_" + std::to_string(n), Op::matmul, Dt::f64, {{n, n}, {n, n}});
     }
-    add("chain10_matmul_2x2", Op::chain10_matmul, Dt::f64, {{2, 2}, {2, 2}}, false, "chain of 10");
-    // Tiny ops with a gradient: forward + backward per call.
-    add("grad_sum_bmm_2x2_b16", Op::sum_matmul, Dt::f64, {{16, 2, 2}, {16, 2, 2}}, true, "fwd+bwd");
+    add("chain10_matmul_2x2", Op::chain10_matmul, Dt::f64, {{2, 2}, {2, 2}}, Mode::call,
+        "chain of 10");
+    // Tiny ops with a gradient (each gets a value_and_grad twin at the end).
+    add("grad_sum_bmm_2x2_b16", Op::sum_matmul, Dt::f64, {{16, 2, 2}, {16, 2, 2}}, Mode::grad,
+        "grad");
     for (std::int64_t n : {3, 64, 1024}) {
-      add("grad_sum_sq_" + std::to_string(n), Op::sum_sq, Dt::f64, {{n}}, true, "fwd+bwd");
+      add("grad_sum_sq_" + std::to_string(n), Op::sum_sq, Dt::f64, {{n}}, Mode::grad, "grad");
     }
     // Large ops: dominated by arithmetic or memory bandwidth.
     add("matmul_256", Op::matmul, Dt::f64, {{256, 256}, {256, 256}});
@@ -70,9 +92,15 @@ const std::vector<CaseSpec>& all_cases() {
     // 64 / 256 matrices (the LAPACK routines). The matrix a is made valid for its op on the host,
     // untimed and the same for both sides (InputKind, case_input_values).
     auto add_linalg = [&](std::string name, Op op, InputKind kind, std::vector<Shape> in,
-                          bool grad = false) {
-      v.push_back(CaseSpec{
-          std::move(name), op, Dt::f64, std::move(in), grad, grad ? "fwd+bwd" : "call", {}, kind});
+                          Mode mode = Mode::call) {
+      v.push_back(CaseSpec{std::move(name),
+                           op,
+                           Dt::f64,
+                           std::move(in),
+                           mode,
+                           std::string(mode_name(mode)),
+                           {},
+                           kind});
     };
     struct Size {
       std::string suffix;  // "_4x4_b16" (batch 16 of 4x4) or "_64" (one 64x64 matrix)
@@ -111,23 +139,35 @@ const std::vector<CaseSpec>& all_cases() {
                    {shape(s, s.n, s.n), shape(s, s.n, r)});
       }
     }
-    // Forward + backward of the sum of the op's output, with respect to every input.
+    // The gradient of the sum of the op's output, with respect to every input.
     const Size grad_sizes[] = {{"_4x4_b16", {16}, 4}, {"_64", {}, 64}};
     for (const Size& s : grad_sizes) {
       add_linalg("grad_sum_svdvals" + s.suffix, Op::sum_svdvals, InputKind::general,
-                 {shape(s, s.n, s.n)}, true);
+                 {shape(s, s.n, s.n)}, Mode::grad);
     }
     for (const Size& s : grad_sizes) {
       add_linalg("grad_sum_solve" + s.suffix, Op::sum_solve, InputKind::well_conditioned,
-                 {shape(s, s.n, s.n), shape(s, s.n, 1)}, true);
+                 {shape(s, s.n, s.n), shape(s, s.n, 1)}, Mode::grad);
     }
     for (const Size& s : grad_sizes) {
       add_linalg("grad_sum_eigvalsh" + s.suffix, Op::sum_eigvalsh, InputKind::symmetric,
-                 {shape(s, s.n, s.n)}, true);
+                 {shape(s, s.n, s.n)}, Mode::grad);
     }
-    return v;
+    return with_value_and_grad_twins(std::move(v));
   }();
   return cases;
+}
+
+std::string_view mode_name(Mode m) {
+  switch (m) {
+    case Mode::call:
+      return "call";
+    case Mode::grad:
+      return "grad";
+    case Mode::value_and_grad:
+      return "value_and_grad";
+  }
+  return "?";
 }
 
 std::vector<double> input_values(std::int64_t numel, std::uint64_t seed) {

@@ -23,7 +23,10 @@ enum class Op : std::uint8_t {
   sum_matmul,      // sum(a @ b)             (a scalar; used by the gradient cases)
   sum_sq,          // sum(a * a)             (a scalar)
   add,             // a + b
+  mul,             // a * b
+  exp,             // exp(a)
   sum,             // sum(a) over all elements
+  mean,            // mean(a) over all elements
   einsum,          // einsum(CaseSpec::subscripts, inputs...) (any number of operands)
   // Linear algebra (a [..., n, n], leading dims a batch). svd, qr and eigh return several
   // tensors: a call keeps all of them (multi_output), so that no side can skip one.
@@ -53,6 +56,18 @@ enum class InputKind : std::uint8_t {
 
 enum class Dt : std::uint8_t { f32, f64 };
 
+/// What one call of a case measures.
+enum class Mode : std::uint8_t {
+  call,            // the op itself
+  grad,            // the gradients of the op's scalar result with respect to every input
+  value_and_grad,  // the scalar result AND those gradients (the forward pass cannot be dropped)
+};
+
+/// The table's "per" label of a mode ("call", "grad", "value_and_grad"). A traced grad program
+/// drops the forward values no gradient needs (dead code), while libtorch's grad always runs the
+/// forward: compare value_and_grad rows for forward + backward on both sides.
+std::string_view mode_name(Mode m);
+
 using Shape = std::vector<std::int64_t>;
 
 struct CaseSpec {
@@ -60,19 +75,30 @@ struct CaseSpec {
   Op op;
   Dt dtype;
   std::vector<Shape> inputs;
-  /// When true, one call = forward + reverse pass: the gradients of the scalar op result with
-  /// respect to every input (all returned, none accumulated into leaves).
-  bool grad = false;
-  /// What "one op" is, for the reader of the table.
+  /// grad / value_and_grad: the gradients of the scalar op result with respect to every input
+  /// (all returned, none accumulated into leaves), with the result itself for value_and_grad.
+  Mode mode = Mode::call;
+  /// What "one op" is, for the reader of the table ("call", "chain of 10", "grad", ...).
   std::string unit = "call";
   /// The einsum subscripts (Op::einsum only); both sides pass the same string.
   std::string subscripts = {};
   /// How the values of inputs[0] are made (raw for every case but the linear-algebra ones).
   InputKind a_kind = InputKind::raw;
+  /// Size sweeps only (sweep_cases): the series this point belongs to ("add_f32") and its size
+  /// (the x axis of the plot: elements, matrix order, batch or bond dimension).
+  std::string series = {};
+  std::int64_t size = 0;
+
+  bool differentiated() const { return mode != Mode::call; }
 };
 
-/// Every case, in the order they are run and printed.
+/// Every case of the table, in the order they are run and printed. Each grad case is followed by
+/// its value_and_grad twin ("grad_X" then "value_and_grad_X").
 const std::vector<CaseSpec>& all_cases();
+
+/// The points of the size sweeps (`tenferro-bench --sweep`, sweep.cpp), series by series, sizes
+/// ascending.
+const std::vector<CaseSpec>& sweep_cases();
 
 /// Deterministic input data (the LCG of the tenferro-benchmark suite: values in [-1, 1)),
 /// `numel` values for input number `index` of a case. The same on every machine and both sides.
@@ -96,8 +122,11 @@ std::string_view dtype_name(Dt d);
 /// "16x2x2 @ 16x2x2" style summary of a case's inputs.
 std::string describe_inputs(const CaseSpec& c);
 
-/// The variants, in column order. Not every variant applies to every case.
+/// The variants, in column order. Not every variant applies to every case: libtorch_path (the
+/// einsum twin given tenferro's contraction path) exists for einsum cases only; "libtorch" there
+/// is torch::einsum's default order.
 inline constexpr std::string_view kVariants[] = {
-    "eager", "eager_scope", "session", "trace_prepared", "trace_prepared_scope", "libtorch"};
+    "eager",    "eager_scope",  "session", "trace_prepared", "trace_prepared_scope",
+    "libtorch", "libtorch_path"};
 
 }  // namespace bench

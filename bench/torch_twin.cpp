@@ -2,7 +2,9 @@
 //
 // Each call uses the fastest plain libtorch C++ API for the problem (mm / bmm rather than the
 // generic matmul, torch::autograd::grad rather than backward() + .grad() + zero_), in the default
-// grad mode, without InferenceMode: what a C++ user of libtorch writes.
+// grad mode, without InferenceMode: what a C++ user of libtorch writes. torch::einsum contracts
+// left to right unless given a path (the Python wrapper asks opt_einsum for one when it is
+// installed; C++ callers get the default order): the "libtorch_path" variant passes tenferro's.
 #include "torch_twin.hpp"
 
 #include <ATen/Parallel.h>
@@ -21,7 +23,7 @@ torch::Tensor make_input(const CaseSpec& c, std::size_t index) {
   auto t =
       torch::from_blob(values.data(), torch::IntArrayRef(c.inputs[index]), torch::kFloat64).clone();
   if (c.dtype == Dt::f32) t = t.to(torch::kFloat32);
-  if (c.grad) t.requires_grad_(true);
+  if (c.differentiated()) t.requires_grad_(true);
   return t;
 }
 
@@ -36,8 +38,9 @@ torch::Tensor mat(const torch::Tensor& a, const torch::Tensor& b) {
 }
 
 // Forward result of a case whose op returns one tensor, given its inputs (no tensor handle is
-// copied per call).
-torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in) {
+// copied per call). `path`: torch::einsum's path argument (nullopt: its default order).
+torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in,
+                      at::OptionalIntArrayRef path = c10::nullopt) {
   switch (c.op) {
     case Op::matmul:
       return mat(in[0], in[1]);
@@ -52,10 +55,16 @@ torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in) {
       return (in[0] * in[0]).sum();
     case Op::add:
       return in[0] + in[1];
+    case Op::mul:
+      return in[0] * in[1];
+    case Op::exp:
+      return in[0].exp();
     case Op::sum:
       return in[0].sum();
+    case Op::mean:
+      return in[0].mean();
     case Op::einsum:
-      return torch::einsum(c.subscripts, at::TensorList(in, c.inputs.size()));
+      return torch::einsum(c.subscripts, at::TensorList(in, c.inputs.size()), path);
     case Op::cholesky:
       return torch::linalg_cholesky(in[0]);
     case Op::solve:
@@ -113,19 +122,42 @@ std::string configure_threads(int threads) {
          ", set_num_interop_threads(1); " + at::get_parallel_info();
 }
 
-std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not) {
+std::unique_ptr<Workload> make(const CaseSpec& c, bool retain_outputs,
+                               const std::vector<std::int64_t>& einsum_path, std::string* why_not) {
   try {
     const std::vector<torch::Tensor> in = make_inputs(c);
-    if (c.grad) {
-      return make_workload([in, cs = &c]() -> std::vector<torch::Tensor> {
-        torch::Tensor loss = forward(*cs, in.data());
-        return torch::autograd::grad({loss}, in);
-      });
+    switch (c.mode) {
+      case Mode::grad:
+        return make_workload(
+            [in, cs = &c]() -> std::vector<torch::Tensor> {
+              torch::Tensor loss = forward(*cs, in.data());
+              return torch::autograd::grad({loss}, in);
+            },
+            retain_outputs);
+      case Mode::value_and_grad:  // the loss, then the gradients (tenferro's ValueAndGrad)
+        return make_workload(
+            [in, cs = &c]() -> std::pair<torch::Tensor, std::vector<torch::Tensor>> {
+              torch::Tensor loss = forward(*cs, in.data());
+              std::vector<torch::Tensor> grads = torch::autograd::grad({loss}, in);
+              return {std::move(loss), std::move(grads)};
+            },
+            retain_outputs);
+      case Mode::call:
+        break;
     }
     if (multi_output(c.op)) {
-      return make_workload([in, cs = &c] { return forward_all(*cs, in.data()); });
+      return make_workload([in, cs = &c] { return forward_all(*cs, in.data()); }, retain_outputs);
     }
-    return make_workload([in, cs = &c] { return forward(*cs, in.data()); });
+    if (!einsum_path.empty()) {
+      if (c.op != Op::einsum)
+        throw std::logic_error("an einsum path for a case that is not einsum");
+      return make_workload(
+          [in, cs = &c, path = einsum_path] {
+            return forward(*cs, in.data(), at::IntArrayRef(path));
+          },
+          retain_outputs);
+    }
+    return make_workload([in, cs = &c] { return forward(*cs, in.data()); }, retain_outputs);
   } catch (const std::exception& e) {
     if (why_not) *why_not = e.what();
     return nullptr;
@@ -135,8 +167,10 @@ std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not) {
 std::vector<double> reference(const CaseSpec& c) {
   const std::vector<torch::Tensor> in = make_inputs(c);
   std::vector<torch::Tensor> outs;
-  if (c.grad) {
-    outs = torch::autograd::grad({forward(c, in.data())}, in);
+  if (c.differentiated()) {
+    torch::Tensor loss = forward(c, in.data());
+    if (c.mode == Mode::value_and_grad) outs.push_back(loss);
+    for (auto& g : torch::autograd::grad({loss}, in)) outs.push_back(std::move(g));
   } else if (multi_output(c.op)) {
     for (auto& t : forward_all(c, in.data())) {
       if (t.defined()) outs.push_back(std::move(t));

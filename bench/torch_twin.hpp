@@ -5,6 +5,7 @@
 // torch_twin_none.cpp instead and every twin row is reported as unavailable.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,11 +22,15 @@ std::string version();
 /// process, before make(). Returns a description of what was set (for the run header).
 std::string configure_threads(int threads);
 
-/// A set-up, ready-to-time twin of `c`, or nullptr with `why_not` filled in.
-std::unique_ptr<Workload> make(const CaseSpec& c, std::string* why_not);
+/// A set-up, ready-to-time twin of `c` (keeping a batch's outputs or dropping each, see
+/// harness.hpp), or nullptr with `why_not` filled in. `einsum_path` (einsum cases only; empty:
+/// torch's default order) is torch::einsum's path argument: pairs of positions in the operand
+/// list, each pair's result appended at its end (opt_einsum's convention).
+std::unique_ptr<Workload> make(const CaseSpec& c, bool retain_outputs,
+                               const std::vector<std::int64_t>& einsum_path, std::string* why_not);
 
-/// The twin's result for `c`, flattened to doubles (all gradients concatenated, in input order),
-/// to cross-check tenferro's; empty when there is no twin.
+/// The twin's result for `c`, flattened to doubles (value_and_grad: the value, then all gradients
+/// in input order), to cross-check tenferro's; empty when there is no twin.
 std::vector<double> reference(const CaseSpec& c);
 
 }  // namespace bench::torch_twin

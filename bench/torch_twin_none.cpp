@@ -7,7 +7,8 @@ std::string version() { return ""; }
 
 std::string configure_threads(int) { return "libtorch not built in"; }
 
-std::unique_ptr<Workload> make(const CaseSpec&, std::string* why_not) {
+std::unique_ptr<Workload> make(const CaseSpec&, bool, const std::vector<std::int64_t>&,
+                               std::string* why_not) {
   if (why_not) *why_not = "built without libtorch (find_package(Torch) failed)";
   return nullptr;
 }

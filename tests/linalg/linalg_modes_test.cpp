@@ -149,4 +149,23 @@ TEST(LinalgModes, AnotherLibrarysOpenBlasThreadCountDoesNotLeakIntoNativeCalls) 
   EXPECT_EQ(openblas_get_num_threads(), 1);
 }
 
+TEST(LinalgModes, AnotherLibrarysOpenBlasThreadCountDoesNotChangeNativeMatmul) {
+  // The same for the GEMM provider (Note [OpenBLAS threads] in openblas_gemm.cpp): a native-kind
+  // matmul large enough for OpenBLAS still makes single-threaded OpenBLAS calls (our runtime owns
+  // the parallelism) after another library set the count to 4, and computes the same bits.
+  for (int threads : {1, 2}) {
+    const CpuBackend backend(CpuBackendOptions{.threads = threads});
+    BackendGuard use(backend);
+    const Tensor a = random({96, 96}, 11, DType::f64);
+    const Tensor b = random({96, 96}, 12, DType::f64);
+    const Tensor before = matmul(a, b);
+    ASSERT_EQ(last_gemm_provider(), "openblas") << "the test needs the OpenBLAS provider";
+    openblas_set_num_threads(4);  // "another library"
+    const Tensor after = matmul(a, b);
+    EXPECT_EQ(last_gemm_provider(), "openblas");
+    EXPECT_EQ(openblas_get_num_threads(), 1) << threads << " thread(s)";
+    EXPECT_TRUE(bitwise_equal(after, before)) << threads << " thread(s)";
+  }
+}
+
 }  // namespace
