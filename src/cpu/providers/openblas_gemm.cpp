@@ -7,7 +7,8 @@
 // provider sets the count to the backend's budget and calls BLAS sequentially for each batch
 // matrix. Switching the global count is safe because a blas-kind operation holds a
 // provider-exclusive permit that conflicts with every other operation, and native-kind callers
-// only ever set it to 1. The last value set is cached so the steady state makes no call.
+// only ever set it to 1. The count is read back from OpenBLAS before each call and set only when
+// it differs (openblas_threads.hpp): another library in the process may have changed it.
 //
 // Layouts: an operand goes to BLAS without a copy when it is row-major with unit column stride
 // (NoTrans, ld = row stride) or column-major with unit row stride (Trans / ConjTrans, ld = column
