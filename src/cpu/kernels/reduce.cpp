@@ -13,9 +13,11 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "core/alloc.hpp"
 #include "core/strided.hpp"
+#include "cpu/kernels/simd.hpp"
 
 namespace tenferro::detail {
 namespace {
@@ -102,8 +104,13 @@ typename Op::Acc tree_combine(const typename Op::Acc* a, I m) {
   return Op::combine(tree_combine<Op>(a, h), tree_combine<Op>(a + h, m - h));
 }
 
+// One block. Contiguous f32/f64 sums take the Highway loop, whose order is written in lanes
+// that every vector width shares (cpu/kernels/simd_sum.cpp); everything else the scalar tree.
 template <class Op, class T>
 typename Op::Acc block_run(const T* p, I n, I s) {
+  if constexpr (std::is_same_v<Op, SumOp<T>> && kernels::simd::has_loops_v<T>) {
+    if (s == 1) return kernels::simd::sum_block(p, n);
+  }
   return s == 1 ? pairwise<Op, T, true>(p, n, 1) : pairwise<Op, T, false>(p, n, s);
 }
 
