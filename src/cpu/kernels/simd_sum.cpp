@@ -4,6 +4,7 @@
 // Every target holds the L lanes in L / Lanes(d) vectors, so AVX-512, AVX2, SSE4 and the scalar
 // reference (tests/ops/simd_kernels_test.cpp) all add the same numbers in the same order.
 #include <cstddef>
+#include <utility>
 
 #include "cpu/kernels/simd.hpp"
 
@@ -30,17 +31,24 @@ struct SumLanes {
   static_assert(K * N == L, "a row of lanes is a whole number of vectors");
   using V = hn::Vec<D>;
 
+  // The leaf: rows <= kSumLeafRows added in row order. The K accumulators are expanded from
+  // an index pack, so every index is a constant and they live in registers, not memory.
+  template <std::size_t... k>
+  static void leaf(const T* p, std::size_t rows, V* acc, std::index_sequence<k...>) {
+    const D d;
+    V a[K] = {hn::LoadU(d, p + k * N)...};
+    for (std::size_t r = 1; r < rows; ++r) {
+      const T* row = p + r * L;
+      ((a[k] = hn::Add(a[k], hn::LoadU(d, row + k * N))), ...);
+    }
+    ((acc[k] = a[k]), ...);
+  }
+
   // acc = the lane-wise sum of `rows` rows of L elements: leaves of <= kSumLeafRows rows added
   // in row order, larger counts split in half (first half: rows / 2) and the halves added.
   static void rows_pairwise(const T* p, std::size_t rows, V* acc) {
-    const D d;
-    if (rows <= static_cast<std::size_t>(kSumLeafRows)) {
-      for (std::size_t k = 0; k < K; ++k) acc[k] = hn::LoadU(d, p + k * N);
-      for (std::size_t r = 1; r < rows; ++r)
-        for (std::size_t k = 0; k < K; ++k)
-          acc[k] = hn::Add(acc[k], hn::LoadU(d, p + r * L + k * N));
-      return;
-    }
+    if (rows <= static_cast<std::size_t>(kSumLeafRows))
+      return leaf(p, rows, acc, std::make_index_sequence<K>());
     const std::size_t h = rows / 2;
     V right[K];
     rows_pairwise(p, h, acc);
