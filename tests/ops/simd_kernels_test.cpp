@@ -231,6 +231,25 @@ TEST(SimdOps, FullSumBitwiseEqualAtOneTwoFourThreads) {
   }
 }
 
+TEST(SimdOps, FewShortRunsFanOutOverOutputs) {
+  // 4 outputs of one block each: the outputs are the parallel units (reduce.cpp run_inner).
+  const Tensor x = randn({4, 30000}, 9, DType::f32);
+  Tensor one;
+  {
+    const CpuBackend backend(CpuBackendOptions{.threads = 1});
+    BackendGuard use(backend);
+    one = sum(x, {1});
+  }
+  const CpuBackend two(CpuBackendOptions{.threads = 2});
+  Tensor got;
+  {
+    BackendGuard use(two);
+    got = sum(x, {1});
+  }
+  EXPECT_GT(two.diagnostics().parallel_loops, 0u);
+  EXPECT_TRUE(allclose(got, one, 0, 0));
+}
+
 TEST(SimdOps, InnerSumsOfRowsMatchTheBlockSum) {
   const Tensor x = randn({37, 1031}, 6, DType::f32);
   const Tensor rows = sum(x, {1});

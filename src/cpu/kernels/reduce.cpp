@@ -224,7 +224,9 @@ template <class Op, class T, class Out>
 void run_inner(ExecContext& ctx, ReduceKind kind, const T* p, std::span<const I> kshape,
                std::span<const I> kstrides, I n, I s, Out* out) {
   const I outputs = dims_numel(kshape);
-  if (outputs < 8) {
+  // A few runs longer than a block: each run's blocks are the parallel units (reduce_run);
+  // otherwise the outputs are (a few runs of at most one block each still fan out, two ways up).
+  if (outputs == 1 || (outputs < 8 && n > kReduceBlock)) {
     OffsetCounter c(kshape, kstrides, 0);
     for (I o = 0; o < outputs; ++o, c.next())
       out[o] = finalize<Out>(kind, reduce_run<Op>(&ctx, p + c.off, n, s), n);
