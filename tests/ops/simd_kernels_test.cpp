@@ -3,6 +3,7 @@
 // results of add/exp/sum on sliced inputs, and full sums bitwise equal at 1, 2 and 4 threads
 // (Note [SIMD results], Note [Deterministic reductions]).
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cmath>
 #include <cstring>
@@ -201,6 +202,48 @@ TYPED_TEST(SimdKernels, SumBlockIsTheDocumentedOrder) {
       EXPECT_LE(std::abs(static_cast<long double>(got) - exact),
                 32 * std::numeric_limits<T>::epsilon() * mag);
     }
+}
+
+// Pins Highway's dispatch to one target for the scope (hwy's own test hook), then restores it.
+struct OnlyTarget {
+  explicit OnlyTarget(std::int64_t target) { choose(target); }
+  ~OnlyTarget() { choose(0); }  // 0: the CPU's real targets again
+  static void choose(std::int64_t target) {
+    hwy::SetSupportedTargetsForTest(target);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+  }
+};
+
+// Every compiled target this CPU can run (here AVX2, SSE4, SSSE3, EMU128; AVX-512 where present):
+// sums have the same bits on all of them (the order is written in lanes, not vectors), binary ops
+// are exact, exp stays within 2 ulp (with or without FMA).
+TYPED_TEST(SimdKernels, EveryTargetGivesTheSameBits) {
+  using T = TypeParam;
+  const std::int64_t n = 4097;
+  const auto x = random_values<T>(n + 1, 10), y = random_values<T>(n + 1, 11, T(0.5), T(3));
+  const auto targets = hwy::SupportedAndGeneratedTargets();
+  EXPECT_GE(targets.size(), 2u) << "expected at least one SIMD target beside the fallback";
+  for (std::int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    OnlyTarget only(target);
+    for (std::int64_t m : {std::int64_t{31}, n, kReduceBlock < n ? kReduceBlock : n})
+      for (std::int64_t off : {0, 1})
+        ASSERT_TRUE(same_bits(sum_block(x.data() + off, m), sum_reference(x.data() + off, m)));
+    std::vector<T> out(x.size()), e(x.size());
+    for (Binary op : kBinaryOps) {
+      binary(op, x.data() + 1, y.data() + 1, out.data() + 1, n);
+      for (std::int64_t i = 1; i <= n; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        ASSERT_TRUE(same_bits(out[u], apply_reference(op, x[u], y[u])));
+      }
+    }
+    unary(Unary::exp, x.data() + 1, e.data() + 1, n);
+    for (std::int64_t i = 1; i <= n; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      const T want = std::exp(x[u]);
+      ASSERT_LE(std::abs(e[u] - want), 2 * std::numeric_limits<T>::epsilon() * want);
+    }
+  }
 }
 
 }  // namespace
