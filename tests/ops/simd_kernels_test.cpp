@@ -186,7 +186,8 @@ TYPED_TEST(SimdKernels, SumBlockIsTheDocumentedOrder) {
   using T = TypeParam;
   constexpr std::int64_t L = kSumLanes<T>;
   std::vector<std::int64_t> sizes(std::begin(kSizes), std::end(kSizes));
-  for (std::int64_t n : {L - 1, L, L + 1, 16 * L, 16 * L + 1, 17 * L, 33 * L - 1, kReduceBlock})
+  for (std::int64_t n : {L - 1, L, L + 1, 16 * L, 16 * L + 1, 17 * L, 33 * L - 1, 128 * L,
+                         129 * L + 3, 257 * L, 700 * L + 5, kReduceBlock})
     sizes.push_back(n);
   for (std::int64_t n : sizes)
     for (std::int64_t off : {0, 1}) {

@@ -31,24 +31,41 @@ struct SumLanes {
   static_assert(K * N == L, "a row of lanes is a whole number of vectors");
   using V = hn::Vec<D>;
 
-  // The leaf: rows <= kSumLeafRows added in row order. The K accumulators are expanded from
-  // an index pack, so every index is a constant and they live in registers, not memory.
-  template <std::size_t... k>
-  static void leaf(const T* p, std::size_t rows, V* acc, std::index_sequence<k...>) {
+  // The lane sums of `rows` rows of L elements into a: leaves of <= kSumLeafRows rows added in
+  // row order; more rows split in half (first half rows / 2) and the halves added. Depth = how
+  // many of those splits are unrolled here (rows <= kSumLeafRows << Depth): the accumulators are
+  // expanded from an index pack, so every index is constant and they stay in registers.
+  template <int Depth, std::size_t... k>
+  static HWY_INLINE void in_registers(const T* p, std::size_t rows, V* a,
+                                      std::index_sequence<k...> pack) {
     const D d;
-    V a[K] = {hn::LoadU(d, p + k * N)...};
-    for (std::size_t r = 1; r < rows; ++r) {
-      const T* row = p + r * L;
-      ((a[k] = hn::Add(a[k], hn::LoadU(d, row + k * N))), ...);
+    if (Depth == 0 || rows <= static_cast<std::size_t>(kSumLeafRows)) {
+      ((a[k] = hn::LoadU(d, p + k * N)), ...);
+      for (std::size_t r = 1; r < rows; ++r) {
+        const T* row = p + r * L;
+        ((a[k] = hn::Add(a[k], hn::LoadU(d, row + k * N))), ...);
+      }
+      return;
     }
-    ((acc[k] = a[k]), ...);
+    if constexpr (Depth > 0) {
+      const std::size_t h = rows / 2;
+      V b[K];
+      in_registers<Depth - 1>(p, h, a, pack);
+      in_registers<Depth - 1>(p + h * L, rows - h, b, pack);
+      ((a[k] = hn::Add(a[k], b[k])), ...);
+    }
   }
 
-  // acc = the lane-wise sum of `rows` rows of L elements: leaves of <= kSumLeafRows rows added
-  // in row order, larger counts split in half (first half: rows / 2) and the halves added.
+  // The same order for any row count: the top of the tree by recursion, its bottom three levels
+  // (up to 8 leaves, 16 KB) in registers.
+  static constexpr int kUnrolled = 3;
   static void rows_pairwise(const T* p, std::size_t rows, V* acc) {
-    if (rows <= static_cast<std::size_t>(kSumLeafRows))
-      return leaf(p, rows, acc, std::make_index_sequence<K>());
+    if (rows <= (static_cast<std::size_t>(kSumLeafRows) << kUnrolled)) {
+      V a[K];
+      in_registers<kUnrolled>(p, rows, a, std::make_index_sequence<K>());
+      for (std::size_t k = 0; k < K; ++k) acc[k] = a[k];
+      return;
+    }
     const std::size_t h = rows / 2;
     V right[K];
     rows_pairwise(p, h, acc);
