@@ -18,6 +18,7 @@ struct AnalyticDefaults : UnaryDefaults {
 
 struct ExpOp : AnalyticDefaults {
   static constexpr const char* name = "exp";
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::exp;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {

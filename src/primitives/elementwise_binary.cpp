@@ -12,6 +12,7 @@ namespace {
 
 struct AddOp : BinaryDefaults {
   static constexpr const char* name = "add";
+  static constexpr kernels::simd::Binary simd = kernels::simd::Binary::add;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
@@ -23,6 +24,7 @@ struct AddOp : BinaryDefaults {
 
 struct SubOp : BinaryDefaults {
   static constexpr const char* name = "sub";
+  static constexpr kernels::simd::Binary simd = kernels::simd::Binary::sub;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
@@ -34,6 +36,7 @@ struct SubOp : BinaryDefaults {
 
 struct MulOp : BinaryDefaults {
   static constexpr const char* name = "mul";
+  static constexpr kernels::simd::Binary simd = kernels::simd::Binary::mul;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
@@ -45,6 +48,7 @@ struct MulOp : BinaryDefaults {
 
 struct DivOp : BinaryDefaults {
   static constexpr const char* name = "div";
+  static constexpr kernels::simd::Binary simd = kernels::simd::Binary::div;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {

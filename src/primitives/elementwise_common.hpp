@@ -2,7 +2,8 @@
 // make each op's derivative one line (STYLE.md point 2, JAX defjvp/deflinear).
 //
 // An op is a small struct (see elementwise_unary.cpp, analytic.cpp, elementwise_binary.cpp):
-//   name, flags (complex_ok, to_real), apply<T>(x[, y]) -- the element function -- and its rule:
+//   name, flags (complex_ok, to_real), apply<T>(x[, y]) -- the element function --, optionally
+//   `simd` (its Highway loop for contiguous f32/f64, cpu/kernels/simd.hpp), and its rule:
 //   - Rule::holomorphic: da(a, b, y) [, db(a, b, y)] give the partial derivatives as Partials;
 //     JVP = sum_i d_i * t_i, VJP_i = conj(d_i) * ct (Note [Complex gradients]);
 //   - Rule::self_adjoint (unary linear ops with op^H = op: neg, conj): JVP = op(t), VJP = op(ct);
@@ -34,12 +35,14 @@ struct UnaryDefaults {
   static constexpr bool to_real = false;                     // complex input -> real output (abs)
   static constexpr bool identity_on_real = false;            // returns a real input itself (conj)
   static constexpr std::int64_t cost = kernels::kCheapCost;  // cycles/element (parallel split)
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::none;  // its f32/f64 loop
 };
 struct BinaryDefaults {
   static constexpr bool complex_ok = true;
   static constexpr bool to_real = false;  // result is the real dtype of the promoted inputs
   static constexpr const char* complex_why = "";
   static constexpr std::int64_t cost = kernels::kCheapCost;
+  static constexpr kernels::simd::Binary simd = kernels::simd::Binary::none;  // its f32/f64 loop
 };
 
 /// A partial derivative: the tensor `t` (when defined) times the constant `c`.
@@ -119,7 +122,7 @@ class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
         using To = unary_out_t<Op, T>;
         kernels::map1<To, T>(
             ctx, [](T x) { return static_cast<To>(Op::apply(x)); }, out_view<To>(out[0]),
-            in_view<T>(in[0]), Op::cost);
+            in_view<T>(in[0]), Op::cost, Op::simd);
       }
     });
   }
@@ -192,13 +195,13 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
         Tensor hx, hy;
         const Tensor& x = with_dtype(in[0], dtype_v<T>, hx);
         if (side_ == ScalarSide::right) {
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), sv, Op::cost);
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), sv, Op::cost, Op::simd);
         } else if (side_ == ScalarSide::left) {
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), sv, in_view<T>(x), Op::cost);
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), sv, in_view<T>(x), Op::cost, Op::simd);
         } else {
           const Tensor& y = with_dtype(in[1], dtype_v<T>, hy);
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), in_view<T>(y),
-                               Op::cost);
+          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), in_view<T>(y), Op::cost,
+                               Op::simd);
         }
       }
     });

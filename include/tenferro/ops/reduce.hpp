@@ -7,14 +7,23 @@
 // Note [Deterministic reductions]: the order in which elements are combined depends only on the
 // input's shape, strides and the axis set -- never on the thread budget or on how the runtime
 // chunks a parallel loop. Each reduced run of n elements is cut into fixed blocks of 32768
-// elements; each block is summed pairwise (16 interleaved accumulators for f32, 8 otherwise,
-// over leaves of <= 16 accumulators' worth, halves combined recursively) and block partials are
-// again combined pairwise in index order. When the reduced axis is outer to a contiguous kept
-// axis, whole rows are accumulated (leaves of 16 rows, pairwise above). So results are bitwise
-// identical for budgets 1 and 4, and the rounding error of sum/mean is O(log2(n) * eps *
-// sum|x|) (plus a leaf term of ~16 eps), not O(n * eps). Accumulation is in the input's own
-// precision (f32 sums in f32), as in NumPy and PyTorch. Results may differ in the last bits
-// between layouts of the same values (e.g. a tensor and its transposed copy).
+// elements, block partials combined pairwise in index order; the blocks are what the threads
+// share out, so a full reduction of a large tensor uses every thread. Inside a block:
+//  - contiguous f32/f64 sum and mean (the SIMD loop, src/cpu/kernels/simd_sum.cpp): L lanes of
+//    128 bytes (32 f32, 16 f64); lane j sums elements j, j+L, j+2L, ... of the first n - n%L,
+//    pairwise over rows of L elements (leaves of <= 16 rows added in order, halves of rows/2
+//    and the rest added); the lanes are then combined by a fixed tree (lane k += lane k+w for
+//    w = L/2, ..., 1) and the last n%L elements added in order. The order is written in lanes,
+//    not vectors, so AVX-512, AVX2 and SSE machines give the same bits;
+//  - every other reduced run (strided, complex, prod, max/min, sum_squares/norm): pairwise with
+//    16 interleaved accumulators for 4-byte accumulators, 8 otherwise, over leaves of <= 16
+//    accumulators' worth, halves combined recursively.
+// When the reduced axis is outer to a contiguous kept axis, whole rows are accumulated (leaves
+// of 16 rows, pairwise above). So results are bitwise identical for budgets 1, 2 and 4, and the
+// rounding error of sum/mean is O(log2(n) * eps * sum|x|) (plus a leaf term of ~16 eps), not
+// O(n * eps). Accumulation is in the input's own precision (f32 sums in f32), as in NumPy and
+// PyTorch. Results may differ in the last bits between layouts of the same values (e.g. a tensor
+// and its transposed copy).
 //
 // Reducing an axis of size 0: sum and sum_squares give 0, prod gives 1, norm gives 0, mean gives
 // NaN (0/0, as NumPy and PyTorch), max and min throw InvalidArgument (no identity element).

@@ -14,14 +14,23 @@
 // per-op cost, judged by ctx.may_parallelize); the output may have arbitrary non-overlapping
 // strides (the `_into` ops), and may be exactly the same view as an input: each element is read
 // before it is written.
+//
+// Ops with a SIMD loop (simd.hpp: f32/f64 add, sub, mul, div, exp) name it as the `simd`
+// argument. Paths 1 and 2, and unit-stride runs of path 3, then call the Highway loop (binary
+// ops only from kSimdMinRun elements: below that the plain loop is cheaper than the dispatch
+// and gives the same bits). exp goes through the SIMD function on every path, strided runs
+// gathered into a small buffer, so its values never depend on the layout or the chunking
+// (Note [SIMD results]).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include "cpu/admission.hpp"
+#include "cpu/kernels/simd.hpp"
 #include "tenferro/tensor.hpp"
 
 namespace tenferro::detail::kernels {
@@ -31,6 +40,9 @@ namespace tenferro::detail::kernels {
 /// (ExecContext::may_parallelize), so a 2x2 op never does and exp fans out earlier than add.
 inline constexpr std::int64_t kCheapCost = 2;
 inline constexpr std::int64_t kTranscendentalCost = 20;
+
+/// Elements below which a binary op keeps the plain loop instead of the dispatched SIMD loop.
+inline constexpr std::int64_t kSimdMinRun = 16;
 
 /// A typed view of one operand: base pointer (at the view's offset), shape and strides in
 /// elements. Input shapes broadcast to the output shape (checked by the caller).
@@ -137,14 +149,40 @@ struct StridedLoop {
   }
 };
 
-/// out[i] = f(a[i]) with a broadcast to out's shape.
+/// out[i] = op(x[i * sx]) for i in [0, n), through the SIMD loop: unit strides directly, others
+/// gathered and scattered in pieces of a stack buffer (same values as the direct call).
+template <class T>
+void simd_unary_run(simd::Unary op, T* o, std::int64_t so, const T* x, std::int64_t sx,
+                    std::int64_t n) {
+  if (so == 1 && sx == 1) return simd::unary(op, x, o, n);
+  constexpr std::int64_t kPiece = 256;
+  T buf[kPiece];
+  for (std::int64_t b = 0; b < n; b += kPiece) {
+    const std::int64_t m = std::min(kPiece, n - b);
+    for (std::int64_t i = 0; i < m; ++i) buf[i] = x[(b + i) * sx];
+    simd::unary(op, buf, buf, m);
+    for (std::int64_t i = 0; i < m; ++i) o[(b + i) * so] = buf[i];
+  }
+}
+
+/// out[i] = f(a[i]) with a broadcast to out's shape. `simd`: f's SIMD loop, if it has one.
 template <class To, class Ta, class F>
-void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t cost = kCheapCost) {
+void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t cost = kCheapCost,
+          simd::Unary simd_op = simd::Unary::none) {
   const std::int64_t n = dims_numel(out.shape);
   if (n == 0) return;
+  constexpr bool kSimdType = std::is_same_v<To, Ta> && simd::has_loops_v<Ta>;
   if (dense_as(out, out.shape) && dense_as(a, out.shape)) {
     To* o = out.p;
     const Ta* x = a.p;
+    if constexpr (kSimdType) {
+      if (simd_op != simd::Unary::none) {
+        run_chunks(ctx, n, cost, [=](std::int64_t b, std::int64_t e) {
+          simd::unary(simd_op, x + b, o + b, e - b);
+        });
+        return;
+      }
+    }
     run_chunks(ctx, n, cost, [=](std::int64_t b, std::int64_t e) {
       for (std::int64_t i = b; i < e; ++i) o[i] = f(x[i]);
     });
@@ -156,6 +194,9 @@ void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t co
     loop.for_each_run(b, e, [&](const std::array<std::int64_t, 2>& off, std::int64_t cnt) {
       To* o = out.p + off[0];
       const Ta* x = a.p + off[1];
+      if constexpr (kSimdType) {
+        if (simd_op != simd::Unary::none) return simd_unary_run(simd_op, o, so, x, sa, cnt);
+      }
       if (so == 1 && sa == 1) {
         for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i]);
       } else if (sa == 0) {
@@ -168,10 +209,35 @@ void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t co
   });
 }
 
-/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
+/// True when binary op `op` has a SIMD loop for To = T and a contiguous run of n elements with
+/// operand strides sx, sy (1 contiguous, 0 one scalar; not both 0) is worth dispatching.
+template <class To, class T>
+bool simd_binary_applies(simd::Binary op, std::int64_t sx, std::int64_t sy, std::int64_t n) {
+  if constexpr (std::is_same_v<To, T> && simd::has_loops_v<T>) {
+    return op != simd::Binary::none && n >= kSimdMinRun &&
+           ((sx == 1 && (sy == 1 || sy == 0)) || (sx == 0 && sy == 1));
+  }
+  return false;
+}
+
+/// o[i] = x[i * sx] op y[i * sy] for i in [0, n) through the SIMD loop (simd_binary_applies).
+template <class To, class T>
+void simd_binary_run(simd::Binary op, To* o, const T* x, std::int64_t sx, const T* y,
+                     std::int64_t sy, std::int64_t n) {
+  if constexpr (std::is_same_v<To, T> && simd::has_loops_v<T>) {
+    if (sx == 1 && sy == 1)
+      simd::binary(op, x, y, o, n);
+    else if (sx == 1)
+      simd::binary_scalar_right(op, x, *y, o, n);
+    else
+      simd::binary_scalar_left(op, *x, y, o, n);
+  }
+}
+
+/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape. `simd`: f's SIMD loop, if any.
 template <class To, class T, class F>
 void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b,
-          std::int64_t cost = kCheapCost) {
+          std::int64_t cost = kCheapCost, simd::Binary simd_op = simd::Binary::none) {
   const std::int64_t n = dims_numel(out.shape);
   if (n == 0) return;
   if (dense_as(out, out.shape)) {
@@ -179,20 +245,29 @@ void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b,
     const T* x = a.p;
     const T* y = b.p;
     const bool da = dense_as(a, out.shape), db = dense_as(b, out.shape);
+    // Strides of the flat operands: 1 dense, 0 a single broadcast element.
+    const std::int64_t sx = da ? 1 : (dims_numel(a.shape) == 1 ? 0 : -1);
+    const std::int64_t sy = db ? 1 : (dims_numel(b.shape) == 1 ? 0 : -1);
+    if (simd_binary_applies<To, T>(simd_op, sx, sy, n)) {
+      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+        simd_binary_run(simd_op, o + lo, x + lo * sx, sx, y + lo * sy, sy, hi - lo);
+      });
+      return;
+    }
     if (da && db) {
       run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
       });
       return;
     }
-    if (da && dims_numel(b.shape) == 1) {
+    if (da && sy == 0) {
       const T s = *y;
       run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], s);
       });
       return;
     }
-    if (db && dims_numel(a.shape) == 1) {
+    if (db && sx == 0) {
       const T s = *x;
       run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(s, y[i]);
@@ -209,6 +284,8 @@ void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b,
       To* o = out.p + off[0];
       const T* x = a.p + off[1];
       const T* y = b.p + off[2];
+      if (so == 1 && simd_binary_applies<To, T>(simd_op, sa, sb, cnt))
+        return simd_binary_run(simd_op, o, x, sa, y, sb, cnt);
       if (so == 1 && sa == 1 && sb == 1) {
         for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i], y[i]);
       } else if (so == 1 && sa == 1 && sb == 0) {

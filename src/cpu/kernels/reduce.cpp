@@ -13,9 +13,11 @@
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <type_traits>
 
 #include "core/alloc.hpp"
 #include "core/strided.hpp"
+#include "cpu/kernels/simd.hpp"
 
 namespace tenferro::detail {
 namespace {
@@ -102,8 +104,13 @@ typename Op::Acc tree_combine(const typename Op::Acc* a, I m) {
   return Op::combine(tree_combine<Op>(a, h), tree_combine<Op>(a + h, m - h));
 }
 
+// One block. Contiguous f32/f64 sums take the Highway loop, whose order is written in lanes
+// that every vector width shares (cpu/kernels/simd_sum.cpp); everything else the scalar tree.
 template <class Op, class T>
 typename Op::Acc block_run(const T* p, I n, I s) {
+  if constexpr (std::is_same_v<Op, SumOp<T>> && kernels::simd::has_loops_v<T>) {
+    if (s == 1) return kernels::simd::sum_block(p, n);
+  }
   return s == 1 ? pairwise<Op, T, true>(p, n, 1) : pairwise<Op, T, false>(p, n, s);
 }
 
@@ -217,7 +224,9 @@ template <class Op, class T, class Out>
 void run_inner(ExecContext& ctx, ReduceKind kind, const T* p, std::span<const I> kshape,
                std::span<const I> kstrides, I n, I s, Out* out) {
   const I outputs = dims_numel(kshape);
-  if (outputs < 8) {
+  // A few runs longer than a block: each run's blocks are the parallel units (reduce_run);
+  // otherwise the outputs are (a few runs of at most one block each still fan out, two ways up).
+  if (outputs == 1 || (outputs < 8 && n > kReduceBlock)) {
     OffsetCounter c(kshape, kstrides, 0);
     for (I o = 0; o < outputs; ++o, c.next())
       out[o] = finalize<Out>(kind, reduce_run<Op>(&ctx, p + c.off, n, s), n);
