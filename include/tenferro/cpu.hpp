@@ -255,8 +255,11 @@ class CpuBackend {
   void reset_buffer_pool() const;
   /// Sets the retention limit; frees retained buffers beyond it.
   void set_buffer_pool_limit(std::size_t bytes) const;
-  /// Clears the engine's analysis/plan caches. Blocks until no operation or session of this
-  /// backend borrows the engine; throws Error{RuntimeState} when called from inside one.
+  /// Clears the engine's caches: GEMM and LAPACK analysis, and the eager cache (output layouts
+  /// and prepared kernels per primitive and input layouts, at most 256 entries, least recently
+  /// used evicted first; docs/architecture.md). Results never depend on them. Blocks until no
+  /// operation or session of this backend borrows the engine; throws Error{RuntimeState} when
+  /// called from inside one.
   void clear_caches() const;
 
   /// Runs `f(Session&)` under one admission -- one permit, one executor entry, one exclusive
