@@ -104,8 +104,7 @@ class ReshapePrim final : public PrimitiveWith<ReshapePrim> {
   bool try_view(const Tensor& x, Tensor& out) const override {
     Dims shape = resolve_reshape(x, target_), strides;
     if (!x.has_storage() || !view_strides(x, shape, strides)) return false;
-    out = Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(),
-                 x.dtype());
+    out = Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(), x.dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
@@ -162,8 +161,7 @@ class PermutePrim final : public PrimitiveWith<PermutePrim> {
       strides.push_back(x.strides()[static_cast<std::size_t>(a)]);
     }
     if (!x.has_storage()) return false;
-    out = Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(),
-                 x.dtype());
+    out = Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(), x.dtype());
     return true;
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {

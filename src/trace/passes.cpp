@@ -91,7 +91,8 @@ Program fold_shapes(const Program& p) {
         in = static_cast<std::size_t>(node.inputs[0]);
       }
       if (specs[in] == node.specs[0] &&
-          (node.name() != "permute" || detail::is_identity_permute(*node.primitive, specs[in].shape.size()))) {
+          (node.name() != "permute" ||
+           detail::is_identity_permute(*node.primitive, specs[in].shape.size()))) {
         subst[static_cast<std::size_t>(node.outputs[0])] = node.inputs[0];
         continue;
       }

@@ -185,8 +185,7 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
         parent[v] = node.inputs[0];
         root[v] = root[in];
         Tensor scattered = scattered_probe(spec[in]), ignored;
-        always_view[v] = scattered.defined() &&
-                         node.primitive->try_view(scattered, ignored);
+        always_view[v] = scattered.defined() && node.primitive->try_view(scattered, ignored);
       }
     }
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {
