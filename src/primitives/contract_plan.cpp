@@ -160,6 +160,17 @@ inline void* raw_data(const Tensor& t) noexcept {
          t.offset() * static_cast<std::int64_t>(dtype_size(t.dtype()));
 }
 
+// The compute dtype and the conjugation flags of a dot_general's GEMM problem (the eager kernel
+// and the prepared one start from the same header).
+GemmProblem problem_header(const Tensor& a, const Tensor& b, const DotGeneralParams& prm,
+                           DType out_dtype) {
+  GemmProblem p;
+  p.dtype = promote(promote(a.dtype(), b.dtype()), out_dtype);
+  p.conj_a = prm.conj_lhs && is_complex(p.dtype);
+  p.conj_b = prm.conj_rhs && is_complex(p.dtype);
+  return p;
+}
+
 // The common case, straight from shapes and strides: operands and output in the compute dtype,
 // at most one contracted pair, free groups collapsible. False when the general path is needed.
 // Sets everything but the data pointers (the caller's, per call).
@@ -268,11 +279,8 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
                   static_cast<std::size_t>(out.numel()) * dtype_size(out.dtype()));
       return;
     }
-  const DType ct = promote(promote(a.dtype(), b.dtype()), out.dtype());
-  GemmProblem p;
-  p.dtype = ct;
-  p.conj_a = prm.conj_lhs && is_complex(ct);
-  p.conj_b = prm.conj_rhs && is_complex(ct);
+  GemmProblem p = problem_header(a, b, prm, out.dtype());
+  const DType ct = p.dtype;
   StoragePtr a_keep, b_keep, c_keep;
   if (plan_direct(a, b, d, out.dtype(), out.strides(), ct, p)) {
     p.a = raw_data(a);
@@ -317,12 +325,8 @@ std::unique_ptr<PreparedKernel> prepare_dot_general(const Tensor& a, const Tenso
   if (dims_numel(out.shape) == 0) return nullptr;
   for (std::int64_t x : d.lhs_contract)
     if (a.shape()[static_cast<std::size_t>(x)] == 0) return nullptr;  // k == 0: execute() zeroes
-  const DType ct = promote(promote(a.dtype(), b.dtype()), out.dtype);
-  GemmProblem p;
-  p.dtype = ct;
-  p.conj_a = prm.conj_lhs && is_complex(ct);
-  p.conj_b = prm.conj_rhs && is_complex(ct);
-  if (!plan_direct(a, b, d, out.dtype, contiguous_strides(out.shape), ct, p)) return nullptr;
+  GemmProblem p = problem_header(a, b, prm, out.dtype);
+  if (!plan_direct(a, b, d, out.dtype, contiguous_strides(out.shape), p.dtype, p)) return nullptr;
   return std::make_unique<PreparedGemm>(std::move(p));
 }
 
