@@ -2,7 +2,9 @@
 #include "primitives/contract.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "core/strided.hpp"
@@ -108,18 +110,20 @@ bool is_identity(const Dims& perm) {
   return true;
 }
 
-// r, whose dimension i is the operand's dimension order[i], viewed in the operand's own order.
-Tensor in_operand_order(const Tensor& r, const Dims& order) {
+// The permutation that views a result whose dimension i is the operand's dimension order[i] in
+// the operand's own order; empty when that is the identity.
+Dims back_permutation(const Dims& order) {
   Dims back = argsort(order);
-  return is_identity(back) ? r : permute(r, std::move(back));
+  return is_identity(back) ? Dims{} : back;
 }
 
-// Cotangent of the lhs x of dot_general(x, y) (JAX's _dot_general_transpose_lhs). `g` has the
-// output layout [batch, x free, y free]. Conjugation per Note [dot_general parameters]: for
-// conj_x = false, x_bar = g . conj(op_y(y)); for conj_x = true, x_bar = conj(g) . op_y(y).
+// Cotangent of the lhs x of dot_general(x, y) (JAX's _dot_general_transpose_lhs): g . y with `g`
+// in the output layout [batch, x free, y free]. Conjugation per Note [dot_general parameters]:
+// for conj_x = false, x_bar = g . conj(op_y(y)); for conj_x = true, x_bar = conj(g) . op_y(y).
 // `x_kept`, `y_kept`: the operands' free dimensions (free_dims), shared by both transposes.
-Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p,
-                     const Dims& x_kept, const Dims& y_kept) {
+// Sets `back` to the permutation into x's layout.
+DotGeneralParams transpose_lhs(const DotGeneralParams& p, DType x_dtype, const Dims& x_kept,
+                               const Dims& y_kept, Dims& back) {
   const DotDims& d = p.dims;
   const auto nb = static_cast<std::int64_t>(d.lhs_batch.size());
   const auto nx = static_cast<std::int64_t>(x_kept.size()),
@@ -131,13 +135,14 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Do
   q.dims.rhs_contract = y_kept;
   q.conj_lhs = p.conj_lhs;
   q.conj_rhs = p.conj_lhs == p.conj_rhs;
-  q.out_dtype = x.dtype();
+  q.out_dtype = x_dtype;
   // Result layout: x_batch, x_kept, then x_contract ordered by their partners in y.
   Dims order = d.lhs_batch;
   order.append(x_kept.begin(), x_kept.end());
   for (std::int64_t i : argsort(d.rhs_contract))
     order.push_back(d.lhs_contract[static_cast<std::size_t>(i)]);
-  return in_operand_order(dot_general_ex(g, y, std::move(q)), order);
+  back = back_permutation(order);
+  return q;
 }
 
 // Cotangent of the rhs y, computed as dot_general(x, g) (x's free dimensions contracted with
@@ -145,8 +150,8 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const Do
 // contracted dims, y free] -- y's own layout for the usual [batch, k, n] operand, so no permute
 // view and a contiguous gradient. Conjugation as in transpose_lhs with the roles exchanged:
 // y_bar = op(x)^T . g with x conjugated unless exactly one operand was, g conjugated iff y was.
-Tensor transpose_rhs(const Tensor& g, const Tensor& x, const Tensor& y, const DotGeneralParams& p,
-                     const Dims& x_kept, const Dims& y_kept) {
+DotGeneralParams transpose_rhs(const DotGeneralParams& p, DType y_dtype, const Dims& x_kept,
+                               const Dims& y_kept, Dims& back) {
   const DotDims& d = p.dims;
   const auto nb = static_cast<std::int64_t>(d.lhs_batch.size());
   const auto nx = static_cast<std::int64_t>(x_kept.size());
@@ -157,13 +162,66 @@ Tensor transpose_rhs(const Tensor& g, const Tensor& x, const Tensor& y, const Do
   q.dims.rhs_contract = iota(nb, nx);
   q.conj_lhs = p.conj_lhs == p.conj_rhs;
   q.conj_rhs = p.conj_rhs;
-  q.out_dtype = y.dtype();
+  q.out_dtype = y_dtype;
   // Result layout: y_batch, the partners of x's contracted dims in x's order, y_kept.
   Dims order = d.rhs_batch;
   for (std::int64_t i : argsort(d.lhs_contract))
     order.push_back(d.rhs_contract[static_cast<std::size_t>(i)]);
   order.append(y_kept.begin(), y_kept.end());
-  return in_operand_order(dot_general_ex(x, g, std::move(q)), order);
+  back = back_permutation(order);
+  return q;
+}
+
+// Note [dot_general VJP plans]: the two transposed primitives and their permutations back into
+// the operands' layouts depend only on the forward parameters and the operands' ranks and dtypes,
+// yet building them (index lists, argsorts, two primitives with their hashes) cost more than the
+// small GEMMs they run. Each thread keeps the last kVjpPlans plans; a backward pass of a
+// recurring op finds its plan with one typed comparison. Plans are shared (held by the caller)
+// so replacing a slot never invalidates a plan in use.
+struct DotVjpPlan {
+  DotGeneralParams fwd;
+  std::int64_t x_rank, y_rank;
+  DType x_dtype, y_dtype;
+  DotGeneralPrim lhs, rhs;
+  Dims lhs_back, rhs_back;  // empty: the result is already in the operand's layout
+};
+
+std::shared_ptr<const DotVjpPlan> make_vjp_plan(const DotGeneralParams& p, const Tensor& x,
+                                                const Tensor& y) {
+  const Dims x_kept = free_dims(x.rank(), p.dims.lhs_batch, p.dims.lhs_contract);
+  const Dims y_kept = free_dims(y.rank(), p.dims.rhs_batch, p.dims.rhs_contract);
+  Dims lhs_back, rhs_back;
+  DotGeneralParams lhs = transpose_lhs(p, x.dtype(), x_kept, y_kept, lhs_back);
+  DotGeneralParams rhs = transpose_rhs(p, y.dtype(), x_kept, y_kept, rhs_back);
+  return std::make_shared<const DotVjpPlan>(
+      DotVjpPlan{p, x.rank(), y.rank(), x.dtype(), y.dtype(), DotGeneralPrim(std::move(lhs)),
+                 DotGeneralPrim(std::move(rhs)), std::move(lhs_back), std::move(rhs_back)});
+}
+
+constexpr std::size_t kVjpPlans = 8;
+
+std::shared_ptr<const DotVjpPlan> vjp_plan(const DotGeneralParams& p, const Tensor& x,
+                                           const Tensor& y) {
+  struct Slots {
+    std::array<std::shared_ptr<const DotVjpPlan>, kVjpPlans> plans;
+    std::size_t next = 0;
+  };
+  thread_local Slots slots;
+  for (const auto& plan : slots.plans)
+    if (plan && plan->x_rank == x.rank() && plan->y_rank == y.rank() &&
+        plan->x_dtype == x.dtype() && plan->y_dtype == y.dtype() &&
+        key_equal(plan->fwd.key(), p.key()))
+      return plan;
+  auto plan = make_vjp_plan(p, x, y);
+  slots.plans[slots.next++ % kVjpPlans] = plan;
+  return plan;
+}
+
+// dot_general by a plan's primitive, viewed back into the operand's layout.
+Tensor run_transpose(const DotGeneralPrim& prim, const Dims& back, const Tensor& a,
+                     const Tensor& b) {
+  Tensor r = bind1(prim, a, b);
+  return back.empty() ? r : permute(r, back);
 }
 
 }  // namespace
@@ -264,10 +322,9 @@ void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor
                          std::span<Tensor> in_ct) const {
   if (!ct[0].defined()) return;
   const Tensor &x = primals[0], &y = primals[1];
-  const Dims x_kept = free_dims(x.rank(), p_.dims.lhs_batch, p_.dims.lhs_contract);
-  const Dims y_kept = free_dims(y.rank(), p_.dims.rhs_batch, p_.dims.rhs_contract);
-  if (needs[0]) in_ct[0] = transpose_lhs(ct[0], x, y, p_, x_kept, y_kept);
-  if (needs[1]) in_ct[1] = transpose_rhs(ct[0], x, y, p_, x_kept, y_kept);
+  const auto plan = vjp_plan(p_, x, y);  // Note [dot_general VJP plans]
+  if (needs[0]) in_ct[0] = run_transpose(plan->lhs, plan->lhs_back, ct[0], y);
+  if (needs[1]) in_ct[1] = run_transpose(plan->rhs, plan->rhs_back, x, ct[0]);
 }
 
 Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p) {

@@ -11,7 +11,8 @@ Tensor scale(const Tensor& x, const Partial& p) {
 }
 
 Partial conj(Partial p) {
-  if (p.t.defined()) p.t = tenferro::conj(p.t);
+  // conj of a real tensor is the tensor itself: no op to bind or record.
+  if (p.t.defined() && is_complex(p.t.dtype())) p.t = tenferro::conj(p.t);
   p.c = std::conj(p.c);
   return p;
 }

@@ -126,6 +126,8 @@ class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
       }
     });
   }
+  std::unique_ptr<PreparedKernel> prepare(std::span<const Tensor> in,
+                                          std::span<const TensorSpec> out) const override;
   bool writes_strided_output() const override { return true; }
   bool differentiable() const override { return Op::rule != Rule::none; }
 
@@ -206,6 +208,8 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
       }
     });
   }
+  std::unique_ptr<PreparedKernel> prepare(std::span<const Tensor> in,
+                                          std::span<const TensorSpec> out) const override;
   bool writes_strided_output() const override { return true; }
   bool differentiable() const override { return Op::rule != Rule::none; }
 
@@ -248,6 +252,100 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
   ScalarSide side_ = ScalarSide::none;
   Scalar s_{};
 };
+
+// ---- prepared kernels (Note [Eager cache]) ----
+//
+// Note [Prepared elementwise]: for fixed operand layouts an elementwise op's loop path and, for
+// broadcast or strided operands, its collapsed iteration space (MapPlan, the broadcast plan) are
+// fixed, as is the element type. The prepared kernel keeps both, so an eager call on a cached
+// layout goes straight to the typed loop: no dtype dispatch, no dense checks, no StridedLoop.
+// Mixed-dtype operands (converted before the loop) keep execute().
+
+/// A contiguous output's view for planning (no data pointer yet).
+template <class T>
+kernels::View<T> spec_view(const TensorSpec& s, const Dims& strides) {
+  return {nullptr, s.shape, strides};
+}
+
+template <class Op, class T>
+class PreparedUnary final : public PreparedKernel {
+ public:
+  using To = unary_out_t<Op, T>;
+  explicit PreparedUnary(kernels::MapPlan<2> plan) : plan_(std::move(plan)) {}
+  void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
+    kernels::run_map1<To, T>(
+        ctx, [](T x) { return static_cast<To>(Op::apply(x)); }, plan_,
+        static_cast<To*>(out[0].data_ptr()), static_cast<const T*>(in[0]->data_ptr()), Op::cost,
+        Op::simd);
+  }
+
+ private:
+  kernels::MapPlan<2> plan_;
+};
+
+template <class Op>
+std::unique_ptr<PreparedKernel> UnaryPrim<Op>::prepare(std::span<const Tensor> in,
+                                                       std::span<const TensorSpec> out) const {
+  std::unique_ptr<PreparedKernel> r;
+  const Dims out_strides = contiguous_strides(out[0].shape);
+  visit_dtype(in[0].dtype(), [&](auto z) {
+    using T = decltype(z);
+    if constexpr (Op::complex_ok || !is_complex_v<T>) {
+      using To = unary_out_t<Op, T>;
+      r = std::make_unique<PreparedUnary<Op, T>>(kernels::plan_map1<To, T>(
+          spec_view<To>(out[0], out_strides), in_view<T>(in[0]), Op::simd));
+    }
+  });
+  return r;
+}
+
+template <class Op, class T>
+class PreparedBinary final : public PreparedKernel {
+ public:
+  using To = unary_out_t<Op, T>;
+  PreparedBinary(kernels::MapPlan<3> plan, ScalarSide side, Scalar s)
+      : plan_(std::move(plan)), side_(side), s_(scalar_as<T>(s)) {}
+  void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
+    const T* a = static_cast<const T*>(in[0]->data_ptr());
+    const T* x = side_ == ScalarSide::left ? &s_ : a;
+    const T* y = side_ == ScalarSide::none    ? static_cast<const T*>(in[1]->data_ptr())
+                 : side_ == ScalarSide::right ? &s_
+                                              : a;
+    kernels::run_map2<To, T>(
+        ctx, [](T p, T q) { return static_cast<To>(Op::apply(p, q)); }, plan_,
+        static_cast<To*>(out[0].data_ptr()), x, y, Op::cost, Op::simd);
+  }
+
+ private:
+  kernels::MapPlan<3> plan_;
+  ScalarSide side_;
+  T s_;
+};
+
+template <class Op>
+std::unique_ptr<PreparedKernel> BinaryPrim<Op>::prepare(std::span<const Tensor> in,
+                                                        std::span<const TensorSpec> out) const {
+  const DType d = common_dtype(in);
+  for (const Tensor& t : in)
+    if (t.dtype() != d) return nullptr;  // converted copies: execute()
+  std::unique_ptr<PreparedKernel> r;
+  const Dims out_strides = contiguous_strides(out[0].shape);
+  visit_dtype(d, [&](auto z) {
+    using T = decltype(z);
+    if constexpr (Op::complex_ok || !is_complex_v<T>) {
+      using To = unary_out_t<Op, T>;
+      const kernels::View<const T> sv{nullptr, {}, {}};  // the scalar: rank 0
+      const kernels::View<const T> a = in_view<T>(in[0]);
+      const kernels::View<const T> x = side_ == ScalarSide::left ? sv : a;
+      const kernels::View<const T> y = side_ == ScalarSide::none    ? in_view<T>(in[1])
+                                       : side_ == ScalarSide::right ? sv
+                                                                    : a;
+      r = std::make_unique<PreparedBinary<Op, T>>(
+          kernels::plan_map2<To, T>(spec_view<To>(out[0], out_strides), x, y, Op::simd), side_, s_);
+    }
+  });
+  return r;
+}
 
 // ---- the catalog list: one entry per op, outside its block ----
 

@@ -167,7 +167,7 @@ Tensor cholesky(const Tensor& a, bool upper) {
   detail::check_matrices("cholesky", a, true);
   // The upper triangle of a is the lower triangle of a^H (same Hermitian matrix); U = L^H.
   if (upper) return mH(bind1(detail::CholeskyPrim(), {mH(a)}));
-  return bind1(detail::CholeskyPrim(), {a});
+  return bind1(detail::CholeskyPrim(), a);
 }
 
 Tensor solve(const Tensor& a, const Tensor& b) {
@@ -233,7 +233,7 @@ SlogdetResult slogdet(const Tensor& a) {
 
 Tensor det(const Tensor& a) {
   detail::check_matrices("det", a, true);
-  return bind1(detail::DetPrim(), {a});
+  return bind1(detail::DetPrim(), a);
 }
 
 Tensor matrix_norm(const Tensor& a, MatrixNormOrd ord, bool keepdims) {

@@ -94,6 +94,27 @@ void ReducePrim::execute(ExecContext& ctx, std::span<const Tensor> in,
 }
 
 namespace {
+// The reduction's layout for one input layout, kept by the eager cache (Note [Prepared
+// elementwise]): a cached call skips resolving the axes and collapsing the dimensions.
+class PreparedReduce final : public PreparedKernel {
+ public:
+  PreparedReduce(ReduceKind kind, ReduceLayout layout) : kind_(kind), layout_(std::move(layout)) {}
+  void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
+    reduce_kernel(ctx, kind_, *in[0], layout_, out[0]);
+  }
+
+ private:
+  ReduceKind kind_;
+  ReduceLayout layout_;
+};
+}  // namespace
+
+std::unique_ptr<PreparedKernel> ReducePrim::prepare(std::span<const Tensor> in,
+                                                    std::span<const TensorSpec>) const {
+  return std::make_unique<PreparedReduce>(kind_, reduce_layout(in[0], resolve(in[0]).mask));
+}
+
+namespace {
 
 // The cotangent (or any result-shaped tensor) spread back over x's shape.
 Tensor broadcast_back(const Tensor& y, const ResolvedAxes& a, const Tensor& x) {
@@ -206,7 +227,7 @@ Tensor sum_to_shape(const Tensor& x, std::span<const std::int64_t> shape) {
 
 namespace {
 Tensor reduce(detail::ReduceKind kind, const Tensor& x, Dims axes, bool keepdims) {
-  return detail::bind1(detail::ReducePrim(kind, std::move(axes), keepdims), {x});
+  return detail::bind1(detail::ReducePrim(kind, std::move(axes), keepdims), x);
 }
 }  // namespace
 

@@ -28,6 +28,8 @@ class ReducePrim final : public PrimitiveWith<ReducePrim> {
   auto key() const { return std::tie(kind_, axes_, keepdims_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
+  std::unique_ptr<PreparedKernel> prepare(std::span<const Tensor> in,
+                                          std::span<const TensorSpec> out) const override;
   void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
            std::span<const Tensor> tangents, std::span<Tensor> out_tangents) const override;
   void vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,

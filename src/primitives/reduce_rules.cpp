@@ -172,7 +172,7 @@ Tensor reduce_tie_weights(const Tensor& x, const Tensor& extremum, std::span<con
   return bind1(TieWeightsPrim(Dims(reduced)), {x, extremum});
 }
 Tensor reduce_prod_others(const Tensor& x, std::span<const I> reduced) {
-  return bind1(ProdOthersPrim<false>(Dims(reduced)), {x});
+  return bind1(ProdOthersPrim<false>(Dims(reduced)), x);
 }
 Tensor reduce_prod_others_tangent(const Tensor& x, const Tensor& t, std::span<const I> reduced) {
   return bind1(ProdOthersPrim<true>(Dims(reduced)), {x, t});

@@ -214,16 +214,12 @@ std::shared_ptr<const Primitive> tri_primitive(bool lower, std::int64_t k) {
 }  // namespace detail
 
 Tensor diag(const Tensor& x, std::int64_t offset) {
-  return detail::bind1(detail::DiagPrim(offset), {x});
+  return detail::bind1(detail::DiagPrim(offset), x);
 }
 Tensor diag_embed(const Tensor& v, std::int64_t offset) {
-  return detail::bind1(detail::DiagEmbedPrim(offset, -1, -1), {v});
+  return detail::bind1(detail::DiagEmbedPrim(offset, -1, -1), v);
 }
-Tensor tril(const Tensor& x, std::int64_t k) {
-  return detail::bind1(detail::TriPrim(true, k), {x});
-}
-Tensor triu(const Tensor& x, std::int64_t k) {
-  return detail::bind1(detail::TriPrim(false, k), {x});
-}
+Tensor tril(const Tensor& x, std::int64_t k) { return detail::bind1(detail::TriPrim(true, k), x); }
+Tensor triu(const Tensor& x, std::int64_t k) { return detail::bind1(detail::TriPrim(false, k), x); }
 
 }  // namespace tenferro

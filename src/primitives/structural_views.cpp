@@ -396,10 +396,10 @@ bool is_identity_permute(const Primitive& p, std::size_t rank) {
 using detail::bind1;
 
 Tensor reshape(const Tensor& x, Dims shape) {
-  return bind1(detail::ReshapePrim(std::move(shape)), {x});
+  return bind1(detail::ReshapePrim(std::move(shape)), x);
 }
 Tensor permute(const Tensor& x, Dims axes) {
-  return bind1(detail::PermutePrim(std::move(axes)), {x});
+  return bind1(detail::PermutePrim(std::move(axes)), x);
 }
 Tensor transpose(const Tensor& x, std::int64_t a, std::int64_t b) {
   std::int64_t r = x.rank();
@@ -411,10 +411,10 @@ Tensor transpose(const Tensor& x, std::int64_t a, std::int64_t b) {
 }
 Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop,
              std::int64_t step) {
-  return bind1(detail::SlicePrim({axis, start, stop, step}), {x});
+  return bind1(detail::SlicePrim({axis, start, stop, step}), x);
 }
 Tensor broadcast_to(const Tensor& x, Dims shape) {
-  return bind1(detail::BroadcastToPrim(std::move(shape)), {x});
+  return bind1(detail::BroadcastToPrim(std::move(shape)), x);
 }
 Tensor squeeze(const Tensor& x, std::int64_t axis) {
   std::int64_t a = detail::normalize_axis(axis, x.rank(), "squeeze");
@@ -434,7 +434,7 @@ Tensor unsqueeze(const Tensor& x, std::int64_t axis) {
   return reshape(x, std::move(shape));
 }
 Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : copy(x); }
-Tensor copy(const Tensor& x) { return bind1(detail::CopyPrim(), {x}); }
+Tensor copy(const Tensor& x) { return bind1(detail::CopyPrim(), x); }
 
 // Tensor's view methods forward to the catalog ops.
 Tensor Tensor::reshape(Dims shape) const { return tenferro::reshape(*this, std::move(shape)); }

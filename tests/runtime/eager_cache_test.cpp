@@ -211,7 +211,7 @@ TEST(EagerCache, StaysBoundedAndStillCorrectAfterEvictions) {
   EXPECT_EQ(add(ones({1}), ones({1})).to_vector<double>(), std::vector<double>{2.0});
 }
 
-TEST(EagerCache, OpsWithoutAPreparedKernelHitToo) {
+TEST(EagerCache, ElementwiseAndReductionsHitToo) {
   const CpuBackend b(CpuBackendOptions{.threads = 1});
   BackendGuard use(b);
   const Tensor x = randn({5, 4}, 11), y = randn({4}, 12);
@@ -220,6 +220,74 @@ TEST(EagerCache, OpsWithoutAPreparedKernelHitToo) {
   const Tensor second = sum(x * y, {1});
   EXPECT_EQ(eager_stats(b).hits - hits, 2u);  // mul and sum
   EXPECT_EQ(first.to_vector<double>(), second.to_vector<double>());
+}
+
+TEST(EagerCache, OpsWithoutAPreparedKernelHitToo) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  // Mixed dtypes are converted before the loop, so add keeps execute() for them.
+  const Tensor x = randn({3, 4}, 15), y = cast(randn({3, 4}, 16), DType::f32);
+  const Tensor first = add(x, y);
+  const std::uint64_t hits = eager_stats(b).hits;
+  const Tensor second = add(x, y);
+  EXPECT_EQ(eager_stats(b).hits - hits, 1u);
+  EXPECT_EQ(first.to_vector<double>(), second.to_vector<double>());
+  const std::vector<double> xv = x.to_vector<double>(),
+                            yv = cast(y, DType::f64).to_vector<double>();
+  const std::vector<double> got = second.to_vector<double>();
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], xv[i] + yv[i]) << "at " << i;
+}
+
+// Note [Prepared elementwise]: a prepared kernel keeps the loop path and the broadcast plan of
+// one layout, never a data pointer or offset. Equal layouts at other offsets (slices of one
+// tensor) hit the entry and must read their own data, on every path: dense, scalar operand on
+// either side, broadcast, strided (a transposed view), unary, and reductions.
+TEST(EagerCache, PreparedElementwiseAndReductionsReadEachCallsOwnData) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor big = randn({3, 4, 5}, 17), row = randn({5}, 18), col = randn({4, 1}, 19);
+  std::uint64_t misses_after_first = 0;
+  for (std::int64_t s = 0; s < 3; ++s) {
+    if (s == 1) misses_after_first = eager_stats(b).misses;
+    const Tensor xi = reshape(slice(big, 0, s, s + 1), {4, 5});                   // offset s * 20
+    const Tensor xt = permute(reshape(slice(big, 0, s, s + 1), {4, 5}), {1, 0});  // [5, 4]
+    const std::vector<double> xv = xi.to_vector<double>(), rv = row.to_vector<double>(),
+                              cv = col.to_vector<double>();
+    auto x_at = [&](std::size_t i, std::size_t j) { return xv[i * 5 + j]; };
+    const std::vector<double> dense = (xi * xi).to_vector<double>();
+    const std::vector<double> right = (xi * 2.5).to_vector<double>();
+    const std::vector<double> left = (Scalar(2.5) - xi).to_vector<double>();
+    const std::vector<double> bcast = (xi + row).to_vector<double>();
+    const std::vector<double> bcast2 = (col * xi).to_vector<double>();
+    const std::vector<double> strided = (xt - xt).to_vector<double>();
+    const std::vector<double> tpose = (xt * 1.0).to_vector<double>();
+    const std::vector<double> ex = exp(xt).to_vector<double>();
+    const std::vector<double> rows = sum(xi, {1}).to_vector<double>();
+    const std::vector<double> cols = sum(xt, {1}).to_vector<double>();  // sums over xi's rows
+    for (std::size_t i = 0; i < 4; ++i) {
+      double r = 0.0;
+      for (std::size_t j = 0; j < 5; ++j) {
+        const std::size_t k = i * 5 + j, kt = j * 4 + i;
+        EXPECT_EQ(dense[k], x_at(i, j) * x_at(i, j));
+        EXPECT_EQ(right[k], x_at(i, j) * 2.5);
+        EXPECT_EQ(left[k], 2.5 - x_at(i, j));
+        EXPECT_EQ(bcast[k], x_at(i, j) + rv[j]);
+        EXPECT_EQ(bcast2[k], cv[i] * x_at(i, j));
+        EXPECT_EQ(strided[kt], 0.0);
+        EXPECT_EQ(tpose[kt], x_at(i, j));
+        EXPECT_NEAR(ex[kt], std::exp(x_at(i, j)), 1e-15 * std::exp(x_at(i, j)));
+        r += x_at(i, j);
+      }
+      EXPECT_NEAR(rows[i], r, 1e-12);
+    }
+    for (std::size_t j = 0; j < 5; ++j) {
+      double c = 0.0;
+      for (std::size_t i = 0; i < 4; ++i) c += x_at(i, j);
+      EXPECT_NEAR(cols[j], c, 1e-12);
+    }
+  }
+  // The first slice missed on each op; the other two only hit.
+  EXPECT_EQ(eager_stats(b).misses, misses_after_first);
 }
 
 TEST(EagerCache, InsideAScopeAndOnAPlainBackendTheValuesAgree) {

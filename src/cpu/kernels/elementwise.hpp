@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <type_traits>
 
@@ -165,18 +166,48 @@ void simd_unary_run(simd::Unary op, T* o, std::int64_t so, const T* x, std::int6
   }
 }
 
-/// out[i] = f(a[i]) with a broadcast to out's shape. `simd`: f's SIMD loop, if it has one.
-template <class To, class Ta, class F>
-void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t cost = kCheapCost,
-          simd::Unary simd_op = simd::Unary::none) {
-  const std::int64_t n = dims_numel(out.shape);
-  if (n == 0) return;
+/// The loop a map takes for fixed operand layouts (Note [Elementwise loop paths]): its path and,
+/// for the general path, the collapsed iteration space -- the broadcast plan. It depends only on
+/// shapes and strides (never on data pointers), so a prepared eager kernel computes it once
+/// (Note [Eager cache]); plain map1/map2 compute it on every call.
+enum class MapPath : std::uint8_t { empty, dense, scalar_left, scalar_right, strided };
+template <std::size_t N>
+struct MapPlan {
+  MapPath path = MapPath::empty;
+  std::int64_t n = 0;
+  bool simd = false;                   // the dense paths call the SIMD loop
+  std::optional<StridedLoop<N>> loop;  // MapPath::strided
+};
+
+/// map1's plan for these layouts (pointers unused). `simd`: f's SIMD loop, if it has one.
+template <class To, class Ta>
+MapPlan<2> plan_map1(const View<To>& out, const View<const Ta>& a,
+                     simd::Unary simd_op = simd::Unary::none) {
+  MapPlan<2> plan;
+  plan.n = dims_numel(out.shape);
+  if (plan.n == 0) return plan;
   constexpr bool kSimdType = std::is_same_v<To, Ta> && simd::has_loops_v<Ta>;
+  plan.simd = kSimdType && simd_op != simd::Unary::none;
   if (dense_as(out, out.shape) && dense_as(a, out.shape)) {
-    To* o = out.p;
-    const Ta* x = a.p;
+    plan.path = MapPath::dense;
+    return plan;
+  }
+  plan.path = MapPath::strided;
+  plan.loop.emplace(out.shape, std::array<std::span<const std::int64_t>, 2>{out.shape, a.shape},
+                    std::array<std::span<const std::int64_t>, 2>{out.strides, a.strides});
+  return plan;
+}
+
+/// Runs out[i] = f(a[i]) by a plan made for these operands' layouts.
+template <class To, class Ta, class F>
+void run_map1(ExecContext& ctx, F f, const MapPlan<2>& plan, To* o, const Ta* x,
+              std::int64_t cost = kCheapCost, simd::Unary simd_op = simd::Unary::none) {
+  const std::int64_t n = plan.n;
+  constexpr bool kSimdType = std::is_same_v<To, Ta> && simd::has_loops_v<Ta>;
+  if (plan.path == MapPath::empty) return;
+  if (plan.path == MapPath::dense) {
     if constexpr (kSimdType) {
-      if (simd_op != simd::Unary::none) {
+      if (plan.simd) {
         run_chunks(ctx, n, cost, [=](std::int64_t b, std::int64_t e) {
           simd::unary(simd_op, x + b, o + b, e - b);
         });
@@ -188,25 +219,32 @@ void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t co
     });
     return;
   }
-  StridedLoop<2> loop(out.shape, {out.shape, a.shape}, {out.strides, a.strides});
+  const StridedLoop<2>& loop = *plan.loop;
   const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1);
   run_chunks(ctx, n, cost, [&](std::int64_t b, std::int64_t e) {
     loop.for_each_run(b, e, [&](const std::array<std::int64_t, 2>& off, std::int64_t cnt) {
-      To* o = out.p + off[0];
-      const Ta* x = a.p + off[1];
+      To* ro = o + off[0];
+      const Ta* rx = x + off[1];
       if constexpr (kSimdType) {
-        if (simd_op != simd::Unary::none) return simd_unary_run(simd_op, o, so, x, sa, cnt);
+        if (plan.simd) return simd_unary_run(simd_op, ro, so, rx, sa, cnt);
       }
       if (so == 1 && sa == 1) {
-        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i]);
+        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(rx[i]);
       } else if (sa == 0) {
-        const To v = f(x[0]);
-        for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = v;
+        const To v = f(rx[0]);
+        for (std::int64_t i = 0; i < cnt; ++i) ro[i * so] = v;
       } else {
-        for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = f(x[i * sa]);
+        for (std::int64_t i = 0; i < cnt; ++i) ro[i * so] = f(rx[i * sa]);
       }
     });
   });
+}
+
+/// out[i] = f(a[i]) with a broadcast to out's shape. `simd`: f's SIMD loop, if it has one.
+template <class To, class Ta, class F>
+void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t cost = kCheapCost,
+          simd::Unary simd_op = simd::Unary::none) {
+  run_map1<To, Ta>(ctx, f, plan_map1<To, Ta>(out, a, simd_op), out.p, a.p, cost, simd_op);
 }
 
 /// True when binary op `op` has a SIMD loop for To = T and a contiguous run of n elements with
@@ -234,71 +272,97 @@ void simd_binary_run(simd::Binary op, To* o, const T* x, std::int64_t sx, const 
   }
 }
 
-/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape. `simd`: f's SIMD loop, if any.
-template <class To, class T, class F>
-void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b,
-          std::int64_t cost = kCheapCost, simd::Binary simd_op = simd::Binary::none) {
-  const std::int64_t n = dims_numel(out.shape);
-  if (n == 0) return;
+/// map2's plan for these layouts (pointers unused). `simd`: f's SIMD loop, if any.
+template <class To, class T>
+MapPlan<3> plan_map2(const View<To>& out, const View<const T>& a, const View<const T>& b,
+                     simd::Binary simd_op = simd::Binary::none) {
+  MapPlan<3> plan;
+  plan.n = dims_numel(out.shape);
+  if (plan.n == 0) return plan;
   if (dense_as(out, out.shape)) {
-    To* o = out.p;
-    const T* x = a.p;
-    const T* y = b.p;
     const bool da = dense_as(a, out.shape), db = dense_as(b, out.shape);
     // Strides of the flat operands: 1 dense, 0 a single broadcast element.
     const std::int64_t sx = da ? 1 : (dims_numel(a.shape) == 1 ? 0 : -1);
     const std::int64_t sy = db ? 1 : (dims_numel(b.shape) == 1 ? 0 : -1);
-    if (simd_binary_applies<To, T>(simd_op, sx, sy, n)) {
-      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
-        simd_binary_run(simd_op, o + lo, x + lo * sx, sx, y + lo * sy, sy, hi - lo);
-      });
+    plan.simd = simd_binary_applies<To, T>(simd_op, sx, sy, plan.n);
+    if (da && db) plan.path = MapPath::dense;
+    if (da && sy == 0) plan.path = MapPath::scalar_right;
+    if (db && sx == 0) plan.path = MapPath::scalar_left;
+    if (plan.path != MapPath::empty) return plan;
+  }
+  plan.simd = false;
+  plan.path = MapPath::strided;
+  plan.loop.emplace(
+      out.shape, std::array<std::span<const std::int64_t>, 3>{out.shape, a.shape, b.shape},
+      std::array<std::span<const std::int64_t>, 3>{out.strides, a.strides, b.strides});
+  return plan;
+}
+
+/// Runs out[i] = f(a[i], b[i]) by a plan made for these operands' layouts.
+template <class To, class T, class F>
+void run_map2(ExecContext& ctx, F f, const MapPlan<3>& plan, To* o, const T* x, const T* y,
+              std::int64_t cost = kCheapCost, simd::Binary simd_op = simd::Binary::none) {
+  const std::int64_t n = plan.n;
+  switch (plan.path) {
+    case MapPath::empty:
       return;
-    }
-    if (da && db) {
-      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+    case MapPath::dense:
+      if (plan.simd)
+        return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+          simd_binary_run(simd_op, o + lo, x + lo, 1, y + lo, 1, hi - lo);
+        });
+      return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
       });
-      return;
-    }
-    if (da && sy == 0) {
-      const T s = *y;
-      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+    case MapPath::scalar_right:
+      if (plan.simd)
+        return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+          simd_binary_run(simd_op, o + lo, x + lo, 1, y, 0, hi - lo);
+        });
+      return run_chunks(ctx, n, cost, [=, s = *y](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], s);
       });
-      return;
-    }
-    if (db && sx == 0) {
-      const T s = *x;
-      run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+    case MapPath::scalar_left:
+      if (plan.simd)
+        return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
+          simd_binary_run(simd_op, o + lo, x, 0, y + lo, 1, hi - lo);
+        });
+      return run_chunks(ctx, n, cost, [=, s = *x](std::int64_t lo, std::int64_t hi) {
         for (std::int64_t i = lo; i < hi; ++i) o[i] = f(s, y[i]);
       });
-      return;
-    }
+    case MapPath::strided:
+      break;
   }
-  StridedLoop<3> loop(out.shape, {out.shape, a.shape, b.shape},
-                      {out.strides, a.strides, b.strides});
+  const StridedLoop<3>& loop = *plan.loop;
   const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1),
                      sb = loop.inner_stride(2);
   run_chunks(ctx, n, cost, [&](std::int64_t lo, std::int64_t hi) {
     loop.for_each_run(lo, hi, [&](const std::array<std::int64_t, 3>& off, std::int64_t cnt) {
-      To* o = out.p + off[0];
-      const T* x = a.p + off[1];
-      const T* y = b.p + off[2];
+      To* ro = o + off[0];
+      const T* rx = x + off[1];
+      const T* ry = y + off[2];
       if (so == 1 && simd_binary_applies<To, T>(simd_op, sa, sb, cnt))
-        return simd_binary_run(simd_op, o, x, sa, y, sb, cnt);
+        return simd_binary_run(simd_op, ro, rx, sa, ry, sb, cnt);
       if (so == 1 && sa == 1 && sb == 1) {
-        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i], y[i]);
+        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(rx[i], ry[i]);
       } else if (so == 1 && sa == 1 && sb == 0) {
-        const T s = *y;
-        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(x[i], s);
+        const T s = *ry;
+        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(rx[i], s);
       } else if (so == 1 && sa == 0 && sb == 1) {
-        const T s = *x;
-        for (std::int64_t i = 0; i < cnt; ++i) o[i] = f(s, y[i]);
+        const T s = *rx;
+        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(s, ry[i]);
       } else {
-        for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = f(x[i * sa], y[i * sb]);
+        for (std::int64_t i = 0; i < cnt; ++i) ro[i * so] = f(rx[i * sa], ry[i * sb]);
       }
     });
   });
+}
+
+/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape. `simd`: f's SIMD loop, if any.
+template <class To, class T, class F>
+void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b,
+          std::int64_t cost = kCheapCost, simd::Binary simd_op = simd::Binary::none) {
+  run_map2<To, T>(ctx, f, plan_map2<To, T>(out, a, b, simd_op), out.p, a.p, b.p, cost, simd_op);
 }
 
 /// out[i] = f(c[i], a[i], b[i]) with all inputs broadcast to out's shape.

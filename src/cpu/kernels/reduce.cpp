@@ -188,10 +188,7 @@ void rows_pairwise(const T* __restrict p, I n, I rs, I w, typename Op::Acc* __re
   for (I j = 0; j < w; ++j) acc[j] = Op::combine(acc[j], tmp[j]);
 }
 
-struct Layout {
-  Dims kshape, kstrides;  // kept dims, logical order, size-1 dims dropped, coalesced
-  Dims rshape, rstrides;  // reduced dims, by decreasing |stride|, coalesced
-};
+using Layout = ReduceLayout;
 
 void push_coalesced(Dims& shape, Dims& strides, I n, I s) {
   if (!shape.empty() && strides.back() == s * n) {
@@ -203,8 +200,10 @@ void push_coalesced(Dims& shape, Dims& strides, I n, I s) {
   strides.push_back(s);
 }
 
-Layout make_layout(const Tensor& x, std::span<const bool> reduce_axis) {
-  Layout l;
+}  // namespace
+
+ReduceLayout reduce_layout(const Tensor& x, std::span<const bool> reduce_axis) {
+  ReduceLayout l;
   SmallVector<std::size_t, 6> red;
   for (std::size_t d = 0; d < x.shape().size(); ++d) {
     if (x.shape()[d] == 1) continue;
@@ -219,6 +218,8 @@ Layout make_layout(const Tensor& x, std::span<const bool> reduce_axis) {
   for (std::size_t d : red) push_coalesced(l.rshape, l.rstrides, x.shape()[d], x.strides()[d]);
   return l;
 }
+
+namespace {
 
 template <class Op, class T, class Out>
 void run_inner(ExecContext& ctx, ReduceKind kind, const T* p, std::span<const I> kshape,
@@ -268,8 +269,7 @@ void run_rows(ExecContext& ctx, ReduceKind kind, const T* p, const Layout& l, Ou
 }
 
 template <class Op, class T, class Out>
-void run(ExecContext& ctx, ReduceKind kind, const Tensor& x, std::span<const bool> reduce_axis,
-         const Tensor& out) {
+void run(ExecContext& ctx, ReduceKind kind, const Tensor& x, const Layout& l, const Tensor& out) {
   Out* o = static_cast<Out*>(out.data_ptr());
   if (out.numel() == 0) return;
   if (x.numel() == 0) {  // every run is empty
@@ -277,7 +277,6 @@ void run(ExecContext& ctx, ReduceKind kind, const Tensor& x, std::span<const boo
     return;
   }
   const T* p = static_cast<const T*>(x.data_ptr());
-  Layout l = make_layout(x, reduce_axis);
   if (l.rshape.size() <= 1) {
     const I n = l.rshape.empty() ? 1 : l.rshape[0], s = l.rstrides.empty() ? 1 : l.rstrides[0];
     if (n > 1 && s != 1 && !l.kshape.empty() && l.kstrides.back() == 1 && l.kshape.back() >= 4)
@@ -305,24 +304,29 @@ void run(ExecContext& ctx, ReduceKind kind, const Tensor& x, std::span<const boo
 
 void reduce_kernel(ExecContext& ctx, ReduceKind kind, const Tensor& x,
                    std::span<const bool> reduce_axis, const Tensor& out) {
+  reduce_kernel(ctx, kind, x, reduce_layout(x, reduce_axis), out);
+}
+
+void reduce_kernel(ExecContext& ctx, ReduceKind kind, const Tensor& x, const ReduceLayout& l,
+                   const Tensor& out) {
   visit_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
     switch (kind) {
       case ReduceKind::sum:
       case ReduceKind::mean:
-        return run<SumOp<T>, T, T>(ctx, kind, x, reduce_axis, out);
+        return run<SumOp<T>, T, T>(ctx, kind, x, l, out);
       case ReduceKind::prod:
-        return run<ProdOp<T>, T, T>(ctx, kind, x, reduce_axis, out);
+        return run<ProdOp<T>, T, T>(ctx, kind, x, l, out);
       case ReduceKind::max:
       case ReduceKind::min:
         if constexpr (!is_complex_v<T>) {
-          if (kind == ReduceKind::max) return run<MaxOp<T>, T, T>(ctx, kind, x, reduce_axis, out);
-          return run<MinOp<T>, T, T>(ctx, kind, x, reduce_axis, out);
+          if (kind == ReduceKind::max) return run<MaxOp<T>, T, T>(ctx, kind, x, l, out);
+          return run<MinOp<T>, T, T>(ctx, kind, x, l, out);
         }
         return;
       case ReduceKind::sum_squares:
       case ReduceKind::norm:
-        return run<SumSquaresOp<T>, T, real_t<T>>(ctx, kind, x, reduce_axis, out);
+        return run<SumSquaresOp<T>, T, real_t<T>>(ctx, kind, x, l, out);
     }
   });
 }
