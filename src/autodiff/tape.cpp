@@ -61,6 +61,11 @@ TapeNode::~TapeNode() {
 }
 
 void TapeNode::set_primitive(const Primitive& p) {
+  if (p.is_static()) {  // lives until exit: keep the object itself (no copy, no count)
+    prim_shared = p.share();
+    prim = &p;
+    return;
+  }
   prim = p.clone_into(prim_buf, sizeof(prim_buf));
   if (!prim) {
     prim_shared = p.share();

@@ -142,10 +142,11 @@ class Primitive {
     static_ = true;
     return true;
   }
+  /// True for a primitive marked by mark_static(): it outlives every holder of share().
+  bool is_static() const noexcept { return static_; }
 
  protected:
   virtual std::uint64_t compute_params_hash() const noexcept = 0;
-  bool is_static() const noexcept { return static_; }
 
  private:
   std::atomic_ref<std::uint64_t> memo() const noexcept {
