@@ -82,8 +82,14 @@ class Bytes {
     return kExtreme[b % 6];
   }
   DType dtype() {
-    static constexpr DType kD[] = {DType::f64, DType::f32, DType::c64, DType::c128};
-    return kD[u8() % 4];
+    static constexpr DType kD[] = {DType::f64,     DType::f32, DType::c64, DType::c128,
+                                   DType::boolean, DType::i32, DType::i64};
+    return kD[u8() % 7];
+  }
+  // Views over raw bytes: any dtype but bool, whose bytes must be 0 or 1 (tensor.hpp).
+  DType view_dtype() {
+    const DType d = dtype();
+    return d == DType::boolean ? DType::i32 : d;
   }
   Dims shape(std::size_t max_rank = 4) {
     Dims s;
@@ -242,7 +248,7 @@ Tensor over_storage(Bytes& in, State& st) {
     default:
       storage = st.pick(in).storage();
   }
-  const DType dt = in.dtype();
+  const DType dt = in.view_dtype();
   const Dims shape = in.shape();
   if (in.flag()) {
     Tensor t;

@@ -4,6 +4,7 @@
 #include "tenferro/eager.hpp"
 #include "tenferro/ops/contract.hpp"
 #include "tenferro/ops/elementwise.hpp"
+#include "tenferro/ops/indexing.hpp"
 #include "tenferro/ops/linalg.hpp"
 #include "tenferro/ops/reduce.hpp"
 #include "tenferro/ops/structural.hpp"

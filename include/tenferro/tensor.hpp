@@ -60,11 +60,13 @@ class Tensor {
   /// Strides that address nothing are normalised so that offset arithmetic on the view cannot
   /// overflow (Note [View invariant] in src/core/tensor.cpp): an empty view gets row-major
   /// strides, and a size-1 dimension whose stride exceeds the storage's element count in
-  /// magnitude gets its row-major stride. Every other stride is kept as given.
+  /// magnitude gets its row-major stride. Every other stride is kept as given. A bool view reads
+  /// each byte as a C++ bool, so the bytes it addresses must be 0 or 1 (tenferro only ever
+  /// writes those); viewing other bytes as bool is undefined behaviour, as it is in C++.
   Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset, DType dtype);
-  /// A fresh contiguous tensor with uninitialised heap storage. InvalidArgument for a negative
-  /// dimension or more than INT64_MAX elements; OutOfMemory when the byte count is not
-  /// representable or the heap cannot provide it (the message names the size).
+  /// A fresh contiguous tensor with uninitialised heap storage (bool: all false). InvalidArgument
+  /// for a negative dimension or more than INT64_MAX elements; OutOfMemory when the byte count is
+  /// not representable or the heap cannot provide it (the message names the size).
   static Tensor empty(Dims shape, DType dtype);
   /// A contiguous tensor adopting `storage`. InvalidArgument unless the storage is not null, the
   /// shape is valid (as for the constructor) and the storage holds at least numel * itemsize

@@ -134,9 +134,10 @@ Program trace(F&& f, std::initializer_list<ValueSpec> inputs) {
 
 // ---- Transforms (each returns a new, optimized program) ----
 
-/// Gradient of a program with one single-element output: inputs are the program's inputs,
-/// outputs are d(out)/d(input) for each input index in `wrt` (all inputs when empty), shaped
-/// like that input. Complex inputs follow the conjugate-Wirtinger convention of autodiff.
+/// Gradient of a program with one single-element real floating output: inputs are the
+/// program's inputs, outputs are d(out)/d(input) for each input index in `wrt` (every floating
+/// input when empty; bool and integer inputs are constants, and naming one is DTypeMismatch),
+/// shaped like that input. Complex inputs follow the conjugate-Wirtinger convention of autodiff.
 Program grad(const Program& p, std::span<const int> wrt = {});
 Program grad(const Program& p, std::initializer_list<int> wrt);
 /// Reverse mode: inputs are (primals..., one cotangent per output); outputs are one cotangent

@@ -20,7 +20,7 @@ class AccumulatePrim final : public PrimitiveWith<AccumulatePrim> {
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     if (out[0].numel() == 0) return;
     copy_to_contiguous(in[0], out[0].data_ptr(), out[0].dtype());
-    visit_dtype(out[0].dtype(), [&](auto z) {
+    visit_float_dtype(out[0].dtype(), [&](auto z) {
       using T = decltype(z);
       T* dst = static_cast<T*>(out[0].data_ptr());
       const T* src = static_cast<const T*>(in[1].storage()->data);
@@ -65,7 +65,7 @@ void accumulate_in_place(Tensor& acc, const Tensor& v) noexcept {
   // Nobody else holds acc's storage (accumulates_in_place), so no saved tensor can see this
   // write; it is counted all the same (Note [Version counter] in tenferro/storage.hpp).
   acc.storage()->note_write("backward (in-place gradient accumulation)");
-  visit_dtype(acc.dtype(), [&](auto z) {
+  visit_float_dtype(acc.dtype(), [&](auto z) {
     using T = decltype(z);
     T* dst = static_cast<T*>(acc.storage()->data) + acc.offset();
     const T* src = static_cast<const T*>(v.storage()->data);

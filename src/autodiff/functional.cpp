@@ -31,7 +31,14 @@ void check_defined(std::span<const Tensor> ts, const char* api, const char* what
 Leaves make_leaves(std::span<const Tensor> inputs, const char* api) {
   check_defined(inputs, api, "input");
   Leaves l;
-  for (const Tensor& x : inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& x = inputs[i];
+    if (is_integral(x.dtype()))
+      throw Error(ErrorKind::DTypeMismatch,
+                  std::string(api) + ": input " + std::to_string(i) + " has dtype " +
+                      std::string(dtype_name(x.dtype())) +
+                      "; only floating tensors (f32, f64, c64, c128) can be differentiated "
+                      "(capture integer and bool tensors in the function instead)");
     auto a = detail::new_aux();
     a->requires_grad = true;
     if (const TensorAux* b = x.aux().get()) {
@@ -75,9 +82,9 @@ ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs) {
   }
   if (!out.defined())
     throw Error(ErrorKind::InvalidArgument, "grad: the function returned an undefined tensor");
-  if (out.numel() != 1 || is_complex(out.dtype()))
+  if (out.numel() != 1 || is_complex(out.dtype()) || is_integral(out.dtype()))
     throw Error(ErrorKind::InvalidArgument,
-                "grad: the function must return a real tensor with one element, got " +
+                "grad: the function must return a real floating tensor with one element, got " +
                     dims_to_string(out.shape()) + " " + std::string(dtype_name(out.dtype())) +
                     "; use vjp for other outputs");
   std::vector<Tensor> grads(inputs.size());
@@ -160,7 +167,15 @@ JvpResult jvp(const MultiFn& f, std::span<const Tensor> primals, std::span<const
                                                 " primals and " + std::to_string(tangents.size()) +
                                                 " tangents; expected one each");
   for (std::size_t i = 0; i < primals.size(); ++i)
-    if (tangents[i].defined()) check_like(tangents[i], primals[i], "jvp", "tangent", i);
+    if (tangents[i].defined()) {
+      check_like(tangents[i], primals[i], "jvp", "tangent", i);
+      if (is_integral(primals[i].dtype()))
+        throw Error(ErrorKind::DTypeMismatch,
+                    "jvp: primal " + std::to_string(i) + " has dtype " +
+                        std::string(dtype_name(primals[i].dtype())) +
+                        " and a tangent; only floating tensors carry tangents (pass an undefined "
+                        "tangent for integer and bool inputs)");
+    }
   // Note [One tangent level]: the duals carry only the new tangent (and trace state). A primal
   // that already carries a tangent comes from an enclosing jvp; replacing that tangent would give
   // a silently wrong result for the outer jvp, so nesting is refused.

@@ -197,6 +197,7 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
   for (std::size_t k = 0; k < out.size(); ++k) {
     node->outputs.push_back(out[k]);
     node->versions.push_back(version_of(out[k]));
+    if (is_integral(out[k].dtype())) continue;  // indices, masks: never differentiable
     auto aux = new_aux();
     if (out[k].aux()) *aux = *out[k].aux();
     aux->grad_fn = node;

@@ -1,9 +1,19 @@
 #include "tenferro/dtype.hpp"
 
+#include <string>
+
+#include "tenferro/error.hpp"
+
 namespace tenferro {
 
 std::string_view dtype_name(DType d) noexcept {
   switch (d) {
+    case DType::boolean:
+      return "bool";
+    case DType::i32:
+      return "i32";
+    case DType::i64:
+      return "i64";
     case DType::f32:
       return "f32";
     case DType::f64:
@@ -15,5 +25,14 @@ std::string_view dtype_name(DType d) noexcept {
   }
   return "?";
 }
+
+namespace detail {
+void throw_not_floating(DType d, const char* where) {
+  throw Error(ErrorKind::DTypeMismatch,
+              std::string(where) + ": got dtype " + std::string(dtype_name(d)) +
+                  ", expected a floating dtype (f32, f64, c64, c128); this kernel should not have "
+                  "been reached (a shape rule let it through)");
+}
+}  // namespace detail
 
 }  // namespace tenferro

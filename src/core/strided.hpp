@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
+#include <type_traits>
 
 #include "tenferro/tensor.hpp"
 
@@ -37,13 +39,36 @@ void for_each_offset(std::span<const std::int64_t> shape, std::span<const std::i
   }
 }
 
-/// Converts one element between dtypes (complex -> real keeps the real part).
+/// A real floating value converted to integer type I with defined results for every input
+/// (docs/dtypes.md, "Casts"): truncation toward zero, NaN gives 0, values beyond I's range
+/// saturate to its minimum/maximum (C++'s static_cast is undefined there).
+template <class I, class F>
+inline I saturate_to_int(F v) {
+  if (v != v) return 0;
+  // 2^(bits-1) is exact in every floating type; the largest I is one below it.
+  constexpr F limit = static_cast<F>(std::numeric_limits<I>::max() / 2 + 1) * F(2);
+  if (v >= limit) return std::numeric_limits<I>::max();
+  if (v < -limit) return std::numeric_limits<I>::min();
+  return static_cast<I>(v);
+}
+
+/// Converts one element between dtypes: complex -> real keeps the real part; anything -> bool
+/// is "non-zero" (NaN is non-zero); floating -> integer as saturate_to_int.
 template <class To, class From>
 inline To convert_element(From v) {
-  if constexpr (is_complex_v<From> && !is_complex_v<To>) {
-    return static_cast<To>(v.real());
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (is_complex_v<From> && !is_complex_v<To>) {
+    return convert_element<To>(v.real());
   } else if constexpr (is_complex_v<To> && is_complex_v<From>) {
     return To(static_cast<real_t<To>>(v.real()), static_cast<real_t<To>>(v.imag()));
+  } else if constexpr (is_complex_v<To>) {
+    return To(static_cast<real_t<To>>(v), real_t<To>(0));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    return saturate_to_int<To>(v);
+  } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
+    // i64 -> i32 keeps the low 32 bits (two's complement, as NumPy and PyTorch); no UB.
+    return static_cast<To>(static_cast<std::make_unsigned_t<To>>(v));
   } else {
     return static_cast<To>(v);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "core/alloc.hpp"
 #include "core/strided.hpp"
@@ -130,7 +131,12 @@ Tensor::Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset
 }
 
 Tensor Tensor::empty(Dims shape, DType dtype) {
-  return detail::empty_for(std::move(shape), dtype, "empty");
+  Tensor t = detail::empty_for(std::move(shape), dtype, "empty");
+  // A bool's bytes must be 0 or 1 (anything else is undefined behaviour to read): an "empty"
+  // bool tensor starts false, never uninitialised.
+  if (dtype == DType::boolean && t.numel() > 0)
+    std::memset(t.data_ptr(), 0, static_cast<std::size_t>(t.numel()));
+  return t;
 }
 
 Tensor detail::empty_for(Dims shape, DType dtype, std::string_view op) {
@@ -282,9 +288,15 @@ std::vector<T> Tensor::to_vector() const {
   // A broadcast view may have far more elements than bytes (Note [Byte counts]).
   detail::checked_bytes(numel_, dtype_, "to_vector");
   return detail::translate_heap_failure("to_vector", [&] {
-    std::vector<T> out(static_cast<std::size_t>(numel_));
-    if (numel_ > 0) detail::copy_to_contiguous(*this, out.data(), dtype_);
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
+      std::unique_ptr<bool[]> buf(new bool[static_cast<std::size_t>(numel_)]);
+      if (numel_ > 0) detail::copy_to_contiguous(*this, buf.get(), dtype_);
+      return std::vector<bool>(buf.get(), buf.get() + numel_);
+    } else {
+      std::vector<T> out(static_cast<std::size_t>(numel_));
+      if (numel_ > 0) detail::copy_to_contiguous(*this, out.data(), dtype_);
+      return out;
+    }
   });
 }
 
@@ -304,6 +316,9 @@ T Tensor::item() const {
   template void Tensor::set<T>(std::span<const std::int64_t>, T); \
   template std::vector<T> Tensor::to_vector<T>() const;           \
   template T Tensor::item<T>() const;
+TENFERRO_INSTANTIATE(bool)
+TENFERRO_INSTANTIATE(std::int32_t)
+TENFERRO_INSTANTIATE(std::int64_t)
 TENFERRO_INSTANTIATE(float)
 TENFERRO_INSTANTIATE(double)
 TENFERRO_INSTANTIATE(c64)

@@ -13,6 +13,10 @@ Tensor& Tensor::requires_grad_(bool on) {
     throw Error(ErrorKind::InvalidArgument,
                 "requires_grad_: only leaf tensors can be marked; this tensor was produced by an "
                 "operation that records gradients (use detach() first)");
+  if (on && is_integral(dtype_))
+    throw Error(ErrorKind::DTypeMismatch,
+                "requires_grad_: a tensor of dtype " + std::string(dtype_name(dtype_)) +
+                    " cannot require gradients; expected a floating dtype (f32, f64, c64, c128)");
   if (!on && !aux_) return *this;
   if (!aux_) aux_ = std::make_shared<detail::TensorAux>();
   aux_->requires_grad = on;

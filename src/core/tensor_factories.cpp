@@ -24,12 +24,13 @@ Tensor fill_with(Dims shape, DType dtype, std::string_view op, F&& value_at) {
   return t;
 }
 
+// cast() semantics for integer dtypes (docs/dtypes.md, "Casts"): 2.7 -> 2, NaN -> 0, saturating.
 template <class T>
 T from_scalar(Scalar v) {
   if constexpr (is_complex_v<T>)
     return T(static_cast<real_t<T>>(v.real()), static_cast<real_t<T>>(v.imag()));
   else
-    return static_cast<T>(v.real());
+    return detail::convert_element<T>(v.real());
 }
 
 // Counter-based generator: element i of a seed is a pure function of (seed, i), so values do not
@@ -82,6 +83,9 @@ Tensor from_vector(const std::vector<T>& values, Dims shape) {
   std::copy(values.begin(), values.end(), static_cast<T*>(t.data_ptr()));
   return t;
 }
+template Tensor from_vector<bool>(const std::vector<bool>&, Dims);
+template Tensor from_vector<std::int32_t>(const std::vector<std::int32_t>&, Dims);
+template Tensor from_vector<std::int64_t>(const std::vector<std::int64_t>&, Dims);
 template Tensor from_vector<float>(const std::vector<float>&, Dims);
 template Tensor from_vector<double>(const std::vector<double>&, Dims);
 template Tensor from_vector<c64>(const std::vector<c64>&, Dims);
@@ -124,7 +128,18 @@ Tensor arange(std::int64_t n, DType dtype) {
   return arange(0.0, static_cast<double>(n), 1.0, dtype);
 }
 
+namespace {
+void check_random_dtype(DType dtype, const char* op) {
+  if (is_integral(dtype))
+    throw Error(ErrorKind::DTypeMismatch,
+                std::string(op) + ": dtype " + std::string(dtype_name(dtype)) +
+                    " is not a floating dtype; expected f32, f64, c64 or c128 (cast the result "
+                    "for integers)");
+}
+}  // namespace
+
 Tensor rand(Dims shape, std::uint64_t seed, DType dtype) {
+  check_random_dtype(dtype, "rand");
   bool cplx = is_complex(dtype);
   return fill_with(std::move(shape), dtype, "rand", [&](std::int64_t i, auto z) {
     auto u = static_cast<std::uint64_t>(i);
@@ -134,6 +149,7 @@ Tensor rand(Dims shape, std::uint64_t seed, DType dtype) {
 }
 
 Tensor randn(Dims shape, std::uint64_t seed, DType dtype) {
+  check_random_dtype(dtype, "randn");
   bool cplx = is_complex(dtype);
   return fill_with(std::move(shape), dtype, "randn", [&](std::int64_t i, auto z) {
     auto u = static_cast<std::uint64_t>(i);

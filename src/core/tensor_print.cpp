@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
+#include <type_traits>
 
 #include "core/strided.hpp"
 #include "tenferro/tensor.hpp"
@@ -27,7 +28,11 @@ std::int64_t shown(const Tensor& t, bool elide) {
 template <class T>
 std::string format_value(T v) {
   char buf[64];
-  if constexpr (is_complex_v<T>) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "true" : "false";
+  } else if constexpr (std::is_integral_v<T>) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  } else if constexpr (is_complex_v<T>) {
     std::snprintf(buf, sizeof buf, "%.6g%+.6gi", static_cast<double>(v.real()),
                   static_cast<double>(v.imag()));
   } else {

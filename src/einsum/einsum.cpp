@@ -34,6 +34,14 @@ std::shared_ptr<const EinsumProgram> build(const einsum::Subscripts& s,
                                            std::span<const Shape> shapes,
                                            std::span<const DType> dtypes,
                                            const EinsumOptions& options) {
+  // A contraction computes in a floating dtype; a one-operand einsum lowered to sum would
+  // otherwise turn i32 into i64 (Note [Integer dtypes] in docs/dtypes.md).
+  for (std::size_t k = 0; k < dtypes.size(); ++k)
+    if (is_integral(dtypes[k]))
+      throw Error(ErrorKind::DTypeMismatch,
+                  "einsum: operand " + std::to_string(k) + " has dtype " +
+                      std::string(dtype_name(dtypes[k])) +
+                      "; expected floating dtypes (f32, f64, c64, c128); cast() it first");
   const einsum::Network net = einsum::bind_shapes(s, shapes);
   return std::make_shared<const EinsumProgram>(lower_einsum(net, shapes, dtypes, options));
 }

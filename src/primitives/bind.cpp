@@ -40,6 +40,17 @@ void Primitive::vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<
   throw Error(ErrorKind::Unsupported, std::string(name()) + ": no reverse-mode (VJP) rule");
 }
 
+void infer_specs(const Primitive& p, std::span<const Tensor> in, SpecList& out) {
+  if (!p.accepts_integers())
+    for (const Tensor& t : in)
+      if (t.defined() && is_integral(t.dtype()))
+        throw Error(ErrorKind::DTypeMismatch,
+                    std::string(p.name()) + ": bool and integer operands are not supported; got " +
+                        describe(in) +
+                        ", expected floating dtypes (f32, f64, c64, c128); cast() them first");
+  p.infer(in, out);
+}
+
 namespace {
 void check_inputs(const Primitive& p, std::span<const Tensor> in) {
   for (const Tensor& t : in)
@@ -58,7 +69,7 @@ namespace {
 void execute_into(ExecContext& ctx, const Primitive& p, std::span<const Tensor> in,
                   TensorList& out) {
   SpecList specs;
-  p.infer(in, specs);
+  infer_specs(p, in, specs);
   translate_heap_failure(p.name(), [&] {
     for (TensorSpec& s : specs) {
       const std::size_t bytes = checked_bytes(s.shape, s.dtype, p.name());

@@ -89,7 +89,7 @@ void check_into(const Primitive& p, std::span<const Tensor> in, const Tensor& ou
   for (const Tensor& t : in)
     if (!t.has_storage()) fail(ErrorKind::InvalidArgument, "an input has no storage");
   SpecList specs;
-  p.infer(in, specs);
+  infer_specs(p, in, specs);
   if (specs.size() != 1)
     fail(ErrorKind::Unsupported, "only single-output operations can write into a tensor");
   if (!(specs[0].shape == out.shape()))

@@ -104,7 +104,7 @@ void eager_execute(ExecContext& ctx, const Primitive& p, InputRefs in,
     in_span = held;
   }
   SpecList specs;
-  p.infer(in_span, specs);
+  infer_specs(p, in_span, specs);
   EagerEntry* kept = translate_heap_failure(p.name(), [&] {
     EagerEntry entry;
     for (const TensorSpec& s : specs) {

@@ -1,7 +1,8 @@
-// Binary elementwise primitives: arithmetic (add, sub, mul, div, maximum, minimum, pow) and
-// comparisons (eq, ne, lt, le, gt, ge). One block per op: element function + partials
-// (elementwise_common.hpp explains the rule kinds).
+// Binary elementwise primitives: arithmetic (add, sub, mul, div, maximum, minimum, pow),
+// comparisons (eq, ne, lt, le, gt, ge) and logical ops (logical_and, logical_or, logical_xor). One
+// block per op: element function + partials (elementwise_common.hpp explains the rule kinds).
 #include <cmath>
+#include <type_traits>
 
 #include "cpu/kernels/elementwise_math.hpp"
 #include "primitives/elementwise_common.hpp"
@@ -13,10 +14,11 @@ namespace {
 struct AddOp : BinaryDefaults {
   static constexpr const char* name = "add";
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::add;
+  static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
-    return a + b;
+    return kernels::add_of(a, b);
   }
   static Partial da(const Tensor&, const Tensor&, const Tensor&) { return 1.0; }
   static Partial db(const Tensor&, const Tensor&, const Tensor&) { return 1.0; }
@@ -25,10 +27,11 @@ struct AddOp : BinaryDefaults {
 struct SubOp : BinaryDefaults {
   static constexpr const char* name = "sub";
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::sub;
+  static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
-    return a - b;
+    return kernels::sub_of(a, b);
   }
   static Partial da(const Tensor&, const Tensor&, const Tensor&) { return 1.0; }
   static Partial db(const Tensor&, const Tensor&, const Tensor&) { return -1.0; }
@@ -37,10 +40,11 @@ struct SubOp : BinaryDefaults {
 struct MulOp : BinaryDefaults {
   static constexpr const char* name = "mul";
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::mul;
+  static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
-    return a * b;
+    return kernels::mul_of(a, b);
   }
   static Partial da(const Tensor&, const Tensor& b, const Tensor&) { return b; }
   static Partial db(const Tensor& a, const Tensor&, const Tensor&) { return a; }
@@ -58,36 +62,46 @@ struct DivOp : BinaryDefaults {
   static Partial db(const Tensor&, const Tensor& b, const Tensor& y) { return -(y / b); }
 };
 
+// The partials of maximum/minimum: 1 where `wins` holds, 1/2 at a tie (PyTorch's convention), 0
+// elsewhere, in the result's dtype (comparisons give bool).
+Tensor tie_split(const Tensor& wins, const Tensor& a, const Tensor& b, const Tensor& y) {
+  return cast(wins, y.dtype()) + 0.5 * cast(eq(a, b), y.dtype());
+}
+
 struct MaximumOp : BinaryDefaults {
   static constexpr const char* name = "maximum";
   static constexpr bool complex_ok = false;
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
     return kernels::maximum_of(a, b);
   }
   // Ties split the gradient equally (PyTorch's convention).
-  static Partial da(const Tensor& a, const Tensor& b, const Tensor&) {
-    return gt(a, b) + 0.5 * eq(a, b);
+  static Partial da(const Tensor& a, const Tensor& b, const Tensor& y) {
+    return tie_split(gt(a, b), a, b, y);
   }
-  static Partial db(const Tensor& a, const Tensor& b, const Tensor&) {
-    return lt(a, b) + 0.5 * eq(a, b);
+  static Partial db(const Tensor& a, const Tensor& b, const Tensor& y) {
+    return tie_split(lt(a, b), a, b, y);
   }
 };
 
 struct MinimumOp : BinaryDefaults {
   static constexpr const char* name = "minimum";
   static constexpr bool complex_ok = false;
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
     return kernels::minimum_of(a, b);
   }
-  static Partial da(const Tensor& a, const Tensor& b, const Tensor&) {
-    return lt(a, b) + 0.5 * eq(a, b);
+  static Partial da(const Tensor& a, const Tensor& b, const Tensor& y) {
+    return tie_split(lt(a, b), a, b, y);
   }
-  static Partial db(const Tensor& a, const Tensor& b, const Tensor&) {
-    return gt(a, b) + 0.5 * eq(a, b);
+  static Partial db(const Tensor& a, const Tensor& b, const Tensor& y) {
+    return tie_split(gt(a, b), a, b, y);
   }
 };
 
@@ -103,9 +117,62 @@ struct PowOp : BinaryDefaults {
   static Partial db(const Tensor& a, const Tensor&, const Tensor& y) { return y * log(a); }
 };
 
-// ---- comparisons: real 0/1 results, no gradient ----
+// ---- floor division and Python's remainder (the result takes the divisor's sign) ----
+// Integers: x // 0 and x % 0 are 0 (NumPy's result, without its warning), and INT_MIN // -1
+// wraps to INT_MIN; C++'s / and % are undefined in both cases.
+template <class T>
+T floor_divide_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return 0;
+    if (b == -1) return kernels::neg_of(a);
+    const T q = static_cast<T>(a / b);
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  } else {
+    return std::floor(a / b);
+  }
+}
+template <class T>
+T remainder_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0 || b == -1) return 0;
+    const T r = static_cast<T>(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+  } else {
+    const T r = std::fmod(a, b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+  }
+}
+
+struct FloorDivideOp : BinaryDefaults {
+  static constexpr const char* name = "floor_divide";
+  static constexpr bool complex_ok = false;
+  static constexpr Ints ints = Ints::native;
+  static constexpr Rule rule = Rule::none;  // piecewise constant
+  template <class T>
+  static T apply(T a, T b) {
+    return floor_divide_of(a, b);
+  }
+};
+
+// a - b * floor(a / b): d/da = 1, d/db = -floor(a / b) (PyTorch's rule).
+struct RemainderOp : BinaryDefaults {
+  static constexpr const char* name = "remainder";
+  static constexpr bool complex_ok = false;
+  static constexpr Ints ints = Ints::native;
+  static constexpr Rule rule = Rule::holomorphic;
+  template <class T>
+  static T apply(T a, T b) {
+    return remainder_of(a, b);
+  }
+  static Partial da(const Tensor&, const Tensor&, const Tensor&) { return 1.0; }
+  static Partial db(const Tensor& a, const Tensor& b, const Tensor&) { return -floor_divide(a, b); }
+};
+
+// ---- comparisons: bool results, no gradient ----
 struct CompareDefaults : BinaryDefaults {
-  static constexpr bool to_real = true;
+  static constexpr bool to_bool = true;
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
   static constexpr bool complex_ok = false;
   static constexpr const char* complex_why = "comparisons are undefined on complex";
   static constexpr Rule rule = Rule::none;
@@ -114,44 +181,70 @@ struct EqOp : CompareDefaults {
   static constexpr const char* name = "eq";
   static constexpr bool complex_ok = true;
   template <class T>
-  static real_t<T> apply(T a, T b) {
-    return a == b ? 1 : 0;
+  static bool apply(T a, T b) {
+    return a == b;
   }
 };
 struct NeOp : CompareDefaults {
   static constexpr const char* name = "ne";
   static constexpr bool complex_ok = true;
   template <class T>
-  static real_t<T> apply(T a, T b) {
-    return a != b ? 1 : 0;
+  static bool apply(T a, T b) {
+    return a != b;
   }
 };
 struct LtOp : CompareDefaults {
   static constexpr const char* name = "lt";
   template <class T>
-  static T apply(T a, T b) {
-    return a < b ? 1 : 0;
+  static bool apply(T a, T b) {
+    return a < b;
   }
 };
 struct LeOp : CompareDefaults {
   static constexpr const char* name = "le";
   template <class T>
-  static T apply(T a, T b) {
-    return a <= b ? 1 : 0;
+  static bool apply(T a, T b) {
+    return a <= b;
   }
 };
 struct GtOp : CompareDefaults {
   static constexpr const char* name = "gt";
   template <class T>
-  static T apply(T a, T b) {
-    return a > b ? 1 : 0;
+  static bool apply(T a, T b) {
+    return a > b;
   }
 };
 struct GeOp : CompareDefaults {
   static constexpr const char* name = "ge";
   template <class T>
-  static T apply(T a, T b) {
-    return a >= b ? 1 : 0;
+  static bool apply(T a, T b) {
+    return a >= b;
+  }
+};
+
+// ---- logical ops: any dtype, non-zero is true (complex: either part), bool results ----
+struct LogicalDefaults : CompareDefaults {
+  static constexpr bool complex_ok = true;
+};
+struct LogicalAndOp : LogicalDefaults {
+  static constexpr const char* name = "logical_and";
+  template <class T>
+  static bool apply(T a, T b) {
+    return a != T(0) && b != T(0);
+  }
+};
+struct LogicalOrOp : LogicalDefaults {
+  static constexpr const char* name = "logical_or";
+  template <class T>
+  static bool apply(T a, T b) {
+    return a != T(0) || b != T(0);
+  }
+};
+struct LogicalXorOp : LogicalDefaults {
+  static constexpr const char* name = "logical_xor";
+  template <class T>
+  static bool apply(T a, T b) {
+    return (a != T(0)) != (b != T(0));
   }
 };
 
@@ -160,7 +253,8 @@ struct GeOp : CompareDefaults {
 std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name, ScalarSide side,
                                                          Scalar s) {
   return find_binary<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, EqOp, NeOp, LtOp,
-                     LeOp, GtOp, GeOp>(name, side, s);
+                     LeOp, GtOp, GeOp, LogicalAndOp, LogicalOrOp, LogicalXorOp, FloorDivideOp,
+                     RemainderOp>(name, side, s);
 }
 
 }  // namespace detail
@@ -211,6 +305,25 @@ Tensor gt(const Tensor& a, const Tensor& b) { return apply_binary<detail::GtOp>(
 Tensor gt(const Tensor& a, Scalar b) { return apply_binary<detail::GtOp>(a, b); }
 Tensor ge(const Tensor& a, const Tensor& b) { return apply_binary<detail::GeOp>(a, b); }
 Tensor ge(const Tensor& a, Scalar b) { return apply_binary<detail::GeOp>(a, b); }
+
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  return apply_binary<detail::FloorDivideOp>(a, b);
+}
+Tensor floor_divide(const Tensor& a, Scalar b) { return apply_binary<detail::FloorDivideOp>(a, b); }
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  return apply_binary<detail::RemainderOp>(a, b);
+}
+Tensor remainder(const Tensor& a, Scalar b) { return apply_binary<detail::RemainderOp>(a, b); }
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return apply_binary<detail::LogicalAndOp>(a, b);
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return apply_binary<detail::LogicalOrOp>(a, b);
+}
+Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  return apply_binary<detail::LogicalXorOp>(a, b);
+}
 
 void add_into(Tensor& o, const Tensor& a, const Tensor& b) { binary_into<detail::AddOp>(o, a, b); }
 void add_into(Tensor& o, const Tensor& a, Scalar b) { binary_into<detail::AddOp>(o, a, b); }

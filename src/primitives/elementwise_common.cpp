@@ -1,6 +1,9 @@
 // Rule helpers and shape/dtype utilities shared by the elementwise primitives.
 #include "primitives/elementwise_common.hpp"
 
+#include <charconv>
+#include <cmath>
+
 #include "core/strided.hpp"
 
 namespace tenferro::detail {
@@ -71,12 +74,37 @@ const Tensor& with_dtype(const Tensor& x, DType d, Tensor& holder) {
   return holder;
 }
 
+std::string round_trip(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
+  return std::string(buf, r.ptr);
+}
+
+DType scalar_dtype(DType d, Scalar s) {
+  if (s.imag() != 0.0) return complex_dtype(d);
+  if (is_floating(d)) return d;
+  const double v = s.real();
+  if (!(v == std::trunc(v))) return default_float;  // fractional, inf or NaN
+  if (d == DType::boolean) d = DType::i64;
+  // Bounds are powers of two, exact in double: [-2^31, 2^31) and [-2^63, 2^63).
+  const double bound = d == DType::i32 ? 0x1p31 : 0x1p63;
+  return v >= -bound && v < bound ? d : default_float;
+}
+
+void throw_bool_unsupported(std::string_view op, std::span<const Tensor> in) {
+  throw Error(ErrorKind::DTypeMismatch,
+              std::string(op) + ": bool operands are not supported (arithmetic on bool); got " +
+                  describe(in) +
+                  ", expected numeric dtypes; cast() to an integer dtype first, or use the "
+                  "logical_* ops");
+}
+
 void throw_complex_unsupported(std::string_view op, std::string_view why,
                                std::span<const Tensor> in) {
   std::string reason = why.empty() ? "it is defined for real values only" : std::string(why);
   throw Error(ErrorKind::DTypeMismatch, std::string(op) + ": complex operands are not supported (" +
                                             reason + "); got " + describe(in) +
-                                            ", expected real dtypes (f32, f64)");
+                                            ", expected real dtypes (bool, i32, i64, f32, f64)");
 }
 
 std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name, ScalarSide side,

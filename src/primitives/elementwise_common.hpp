@@ -19,6 +19,7 @@
 #include <array>
 #include <string>
 
+#include "core/strided.hpp"
 #include "cpu/kernels/elementwise.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/rules.hpp"
@@ -29,16 +30,29 @@ namespace tenferro::detail {
 
 enum class Rule { holomorphic, self_adjoint, custom, none };
 
+/// How an op treats bool and integer operands (Note [Integer dtypes] in docs/dtypes.md).
+enum class Ints : std::uint8_t {
+  to_float,  // converted to default_float first: exp(i32) is f64, i32 / i32 true-divides
+  native,    // computed in the integer dtype, wrapping on overflow (add, mul, comparisons)
+};
+
 /// Defaults an op struct inherits and overrides.
 struct UnaryDefaults {
   static constexpr bool complex_ok = true;                   // defined on complex inputs
+  static constexpr Ints ints = Ints::to_float;               // bool/integer operands
+  static constexpr bool bool_ok = false;                     // Ints::native: bool too (else error)
+  static constexpr bool to_bool = false;                     // bool output (logical_not)
   static constexpr bool to_real = false;                     // complex input -> real output (abs)
+  static constexpr const char* complex_why = "";             // why complex is refused, if it is
   static constexpr bool identity_on_real = false;            // returns a real input itself (conj)
   static constexpr std::int64_t cost = kernels::kCheapCost;  // cycles/element (parallel split)
   static constexpr kernels::simd::Unary simd = kernels::simd::Unary::none;  // its f32/f64 loop
 };
 struct BinaryDefaults {
   static constexpr bool complex_ok = true;
+  static constexpr Ints ints = Ints::to_float;
+  static constexpr bool bool_ok = false;
+  static constexpr bool to_bool = false;  // bool output (comparisons, logical ops)
   static constexpr bool to_real = false;  // result is the real dtype of the promoted inputs
   static constexpr const char* complex_why = "";
   static constexpr std::int64_t cost = kernels::kCheapCost;
@@ -70,18 +84,49 @@ Dims broadcast_shapes(std::string_view op, std::span<const Tensor> in);
 /// x when it has dtype d, else a contiguous converted copy kept in `holder` (mixed-dtype inputs
 /// are converted before the loop; same-dtype inputs cost nothing).
 const Tensor& with_dtype(const Tensor& x, DType d, Tensor& holder);
-/// Dtype of a Scalar operand next to a tensor of dtype d: d, made complex by an imaginary part.
-inline DType scalar_dtype(DType d, Scalar s) { return s.imag() != 0.0 ? complex_dtype(d) : d; }
-/// The scalar converted to T.
+/// The shortest decimal text that reads back as exactly `v` ("1e-09", "0.1", "-inf", "nan"):
+/// program printing shows scalar parameters this way.
+std::string round_trip(double v);
+/// Dtype of a Scalar operand next to a tensor of dtype d (docs/dtypes.md, "Scalars"): d, made
+/// complex by an imaginary part; next to an integer tensor, d when the value is a whole number
+/// that fits d, else default_float; next to a bool tensor, i64 for a whole number, else
+/// default_float.
+DType scalar_dtype(DType d, Scalar s);
+/// The scalar converted to T (its real part for a real T; cast() semantics for integers).
 template <class T>
 T scalar_as(Scalar s) {
   if constexpr (is_complex_v<T>)
     return T(static_cast<real_t<T>>(s.real()), static_cast<real_t<T>>(s.imag()));
   else
-    return static_cast<T>(s.real());
+    return convert_element<T>(s.real());
 }
 [[noreturn]] void throw_complex_unsupported(std::string_view op, std::string_view why,
                                             std::span<const Tensor> in);
+[[noreturn]] void throw_bool_unsupported(std::string_view op, std::span<const Tensor> in);
+
+/// The dtype an op computes in for operands promoted to d: d itself for floating dtypes; for
+/// bool and integers as the op's Ints policy says. Throws DTypeMismatch for complex operands of
+/// an op defined on real values only, and for bool operands of arithmetic.
+template <class Op>
+DType compute_dtype(DType d, std::span<const Tensor> in) {
+  if (is_integral(d)) {
+    if constexpr (Op::ints == Ints::to_float) return default_float;
+    if (d == DType::boolean && !Op::bool_ok) throw_bool_unsupported(Op::name, in);
+    return d;
+  }
+  if (!Op::complex_ok && is_complex(d)) throw_complex_unsupported(Op::name, Op::complex_why, in);
+  return d;
+}
+/// The op's output dtype when it computes in c.
+template <class Op>
+constexpr DType output_dtype(DType c) {
+  return Op::to_bool ? DType::boolean : Op::to_real ? real_dtype(c) : c;
+}
+/// True for the element types an op's kernel is instantiated for (compute_dtype's results).
+template <class Op, class T>
+inline constexpr bool computes_in_v = (Op::complex_ok || !is_complex_v<T>)&&(
+    !std::is_integral_v<T> ||
+    (Op::ints == Ints::native && (Op::bool_ok || !std::is_same_v<T, bool>)));
 
 template <class T>
 kernels::View<const T> in_view(const Tensor& x) {
@@ -93,7 +138,8 @@ kernels::View<T> out_view(const Tensor& x) {
 }
 
 template <class Op, class T>
-using unary_out_t = std::conditional_t<Op::to_real, real_t<T>, T>;
+using unary_out_t =
+    std::conditional_t<Op::to_bool, bool, std::conditional_t<Op::to_real, real_t<T>, T>>;
 
 // ---- unary ----
 
@@ -101,10 +147,9 @@ template <class Op>
 class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
  public:
   std::string_view name() const override { return Op::name; }
+  bool accepts_integers() const override { return true; }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
-    const DType d = in[0].dtype();
-    if (!Op::complex_ok && is_complex(d)) throw_complex_unsupported(Op::name, "", in);
-    out.push_back({Op::to_real ? real_dtype(d) : d, in[0].shape()});
+    out.push_back({output_dtype<Op>(compute_dtype<Op>(in[0].dtype(), in)), in[0].shape()});
   }
   bool try_view(const Tensor& x, Tensor& out) const override {
     if constexpr (Op::identity_on_real) {
@@ -116,13 +161,15 @@ class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
     return false;
   }
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    visit_dtype(in[0].dtype(), [&](auto z) {
+    visit_dtype(compute_dtype<Op>(in[0].dtype(), in), [&](auto z) {
       using T = decltype(z);
-      if constexpr (Op::complex_ok || !is_complex_v<T>) {
+      if constexpr (computes_in_v<Op, T>) {
         using To = unary_out_t<Op, T>;
+        Tensor hx;
+        const Tensor& x = with_dtype(in[0], dtype_v<T>, hx);
         kernels::map1<To, T>(
-            ctx, [](T x) { return static_cast<To>(Op::apply(x)); }, out_view<To>(out[0]),
-            in_view<T>(in[0]), Op::cost, Op::simd);
+            ctx, [](T v) { return static_cast<To>(Op::apply(v)); }, out_view<To>(out[0]),
+            in_view<T>(x), Op::cost, Op::simd);
       }
     });
   }
@@ -167,29 +214,29 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
   std::string_view name() const override { return Op::name; }
   std::string params() const override {
     if (side_ == ScalarSide::none) return {};
-    return std::string(side_ == ScalarSide::left ? "lhs=" : "rhs=") + "(" +
-           std::to_string(s_.real()) + "," + std::to_string(s_.imag()) + ")";
+    return std::string(side_ == ScalarSide::left ? "lhs=" : "rhs=") + "(" + round_trip(s_.real()) +
+           "," + round_trip(s_.imag()) + ")";
   }
   // The scalar is part of the identity only when there is one (it stays {} otherwise).
   auto key() const { return std::tie(side_, s_); }
 
   /// The dtype both operands are converted to before the element function runs.
   DType common_dtype(std::span<const Tensor> in) const {
-    if (side_ != ScalarSide::none) return scalar_dtype(in[0].dtype(), s_);
-    return promote(in[0].dtype(), in[1].dtype());
+    const DType d = side_ != ScalarSide::none ? scalar_dtype(in[0].dtype(), s_)
+                                              : promote(in[0].dtype(), in[1].dtype());
+    return compute_dtype<Op>(d, in);
   }
 
+  bool accepts_integers() const override { return true; }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     Dims shape = side_ == ScalarSide::none ? broadcast_shapes(Op::name, in) : in[0].shape();
-    const DType d = common_dtype(in);
-    if (!Op::complex_ok && is_complex(d)) throw_complex_unsupported(Op::name, Op::complex_why, in);
-    out.push_back({Op::to_real ? real_dtype(d) : d, std::move(shape)});
+    out.push_back({output_dtype<Op>(common_dtype(in)), std::move(shape)});
   }
 
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
     visit_dtype(common_dtype(in), [&](auto z) {
       using T = decltype(z);
-      if constexpr (Op::complex_ok || !is_complex_v<T>) {
+      if constexpr (computes_in_v<Op, T>) {
         using To = unary_out_t<Op, T>;
         auto f = [](T a, T b) { return static_cast<To>(Op::apply(a, b)); };
         const T s = scalar_as<T>(s_);
@@ -287,10 +334,11 @@ template <class Op>
 std::unique_ptr<PreparedKernel> UnaryPrim<Op>::prepare(std::span<const Tensor> in,
                                                        std::span<const TensorSpec> out) const {
   std::unique_ptr<PreparedKernel> r;
+  if (compute_dtype<Op>(in[0].dtype(), in) != in[0].dtype()) return r;  // converted: execute()
   const Dims out_strides = contiguous_strides(out[0].shape);
   visit_dtype(in[0].dtype(), [&](auto z) {
     using T = decltype(z);
-    if constexpr (Op::complex_ok || !is_complex_v<T>) {
+    if constexpr (computes_in_v<Op, T>) {
       using To = unary_out_t<Op, T>;
       r = std::make_unique<PreparedUnary<Op, T>>(kernels::plan_map1<To, T>(
           spec_view<To>(out[0], out_strides), in_view<T>(in[0]), Op::simd));
@@ -332,7 +380,7 @@ std::unique_ptr<PreparedKernel> BinaryPrim<Op>::prepare(std::span<const Tensor> 
   const Dims out_strides = contiguous_strides(out[0].shape);
   visit_dtype(d, [&](auto z) {
     using T = decltype(z);
-    if constexpr (Op::complex_ok || !is_complex_v<T>) {
+    if constexpr (computes_in_v<Op, T>) {
       using To = unary_out_t<Op, T>;
       const kernels::View<const T> sv{nullptr, {}, {}};  // the scalar: rank 0
       const kernels::View<const T> a = in_view<T>(in[0]);

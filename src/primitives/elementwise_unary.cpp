@@ -1,6 +1,8 @@
-// Non-analytic unary primitives (neg, conj, abs, sign, square), selection (where) and dtype
-// conversion (cast, convert).
+// Non-analytic unary primitives (neg, conj, abs, sign, square, logical_not), selection (where)
+// and dtype conversion (cast, convert).
+#include <cmath>
 #include <complex>
+#include <type_traits>
 
 #include "core/strided.hpp"
 #include "cpu/kernels/elementwise_math.hpp"
@@ -12,15 +14,18 @@ namespace {
 
 struct NegOp : UnaryDefaults {
   static constexpr const char* name = "neg";
+  static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::self_adjoint;
   template <class T>
   static T apply(T x) {
-    return -x;
+    return kernels::neg_of(x);
   }
 };
 
 struct ConjOp : UnaryDefaults {
   static constexpr const char* name = "conj";
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
   static constexpr bool identity_on_real = true;
   static constexpr Rule rule = Rule::self_adjoint;
   template <class T>
@@ -35,11 +40,18 @@ struct ConjOp : UnaryDefaults {
 // |z| is not holomorphic: d|z| = Re(conj(z)/|z| dz), so grad_z = grad_y * z/|z| (0 at 0).
 struct AbsOp : UnaryDefaults {
   static constexpr const char* name = "abs";
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
   static constexpr bool to_real = true;
   static constexpr Rule rule = Rule::custom;
   template <class T>
   static real_t<T> apply(T x) {
-    return std::abs(x);
+    if constexpr (std::is_same_v<T, bool>)
+      return x;
+    else if constexpr (std::is_integral_v<T>)
+      return x < 0 ? kernels::neg_of(x) : x;  // |INT_MIN| wraps to INT_MIN, as NumPy
+    else
+      return std::abs(x);
   }
   static Tensor jvp(const Tensor& x, const Tensor& y, const Tensor& t) {
     return fit_tangent(t * conj(sign(x)), y);
@@ -51,6 +63,8 @@ struct AbsOp : UnaryDefaults {
 
 struct SignOp : UnaryDefaults {
   static constexpr const char* name = "sign";
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
   static constexpr Rule rule = Rule::none;
   template <class T>
   static T apply(T x) {
@@ -60,40 +74,90 @@ struct SignOp : UnaryDefaults {
 
 struct SquareOp : UnaryDefaults {
   static constexpr const char* name = "square";
+  static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
-    return x * x;
+    return kernels::mul_of(x, x);
   }
   static Partial da(const Tensor& x, const Tensor&) { return 2.0 * x; }
+};
+
+// Rounding: piecewise constant (derivative 0 almost everywhere, so no gradient flows); the
+// identity on bool and integers. round() is half to even, as NumPy and PyTorch.
+struct RoundingDefaults : UnaryDefaults {
+  static constexpr bool complex_ok = false;
+  static constexpr const char* complex_why = "rounding is defined for real values only";
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
+  static constexpr Rule rule = Rule::none;
+};
+struct FloorOp : RoundingDefaults {
+  static constexpr const char* name = "floor";
+  template <class T>
+  static T apply(T x) {
+    if constexpr (std::is_integral_v<T>)
+      return x;
+    else
+      return std::floor(x);
+  }
+};
+struct CeilOp : RoundingDefaults {
+  static constexpr const char* name = "ceil";
+  template <class T>
+  static T apply(T x) {
+    if constexpr (std::is_integral_v<T>)
+      return x;
+    else
+      return std::ceil(x);
+  }
+};
+struct RoundOp : RoundingDefaults {
+  static constexpr const char* name = "round";
+  template <class T>
+  static T apply(T x) {
+    if constexpr (std::is_integral_v<T>)
+      return x;
+    else
+      return std::nearbyint(x);  // the default rounding mode: half to even
+  }
+};
+
+struct LogicalNotOp : UnaryDefaults {
+  static constexpr const char* name = "logical_not";
+  static constexpr Ints ints = Ints::native;
+  static constexpr bool bool_ok = true;
+  static constexpr bool to_bool = true;
+  static constexpr Rule rule = Rule::none;
+  template <class T>
+  static bool apply(T x) {
+    return x == T(0);
+  }
 };
 
 // ---- where(cond, a, b) ----
 class WherePrim final : public PrimitiveWith<WherePrim> {
  public:
   std::string_view name() const override { return "where"; }
+  bool accepts_integers() const override { return true; }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     if (is_complex(in[0].dtype()))
-      throw Error(ErrorKind::DTypeMismatch,
-                  "where: the condition must be real (non-zero means "
-                  "true), got " +
-                      describe(in));
+      throw Error(
+          ErrorKind::DTypeMismatch,
+          "where: the condition must be bool or real (non-zero means true), got " + describe(in));
     Dims shape = broadcast_shapes("where", in);
     out.push_back({promote(in[1].dtype(), in[2].dtype()), std::move(shape)});
   }
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
     visit_dtype(out[0].dtype(), [&](auto z) {
       using T = decltype(z);
-      Tensor ha, hb;
+      Tensor hc, ha, hb;
+      const Tensor& c = with_dtype(in[0], DType::boolean, hc);  // non-zero is true
       const Tensor& a = with_dtype(in[1], dtype_v<T>, ha);
       const Tensor& b = with_dtype(in[2], dtype_v<T>, hb);
-      visit_dtype(in[0].dtype(), [&](auto zc) {
-        using C = decltype(zc);
-        if constexpr (!is_complex_v<C>)
-          kernels::map3<T, C, T>(
-              ctx, [](C c, T x, T y) { return c != C(0) ? x : y; }, out_view<T>(out[0]),
-              in_view<C>(in[0]), in_view<T>(a), in_view<T>(b));
-      });
+      kernels::map3<T, bool, T>(
+          ctx, [](bool k, T x, T y) { return k ? x : y; }, out_view<T>(out[0]), in_view<bool>(c),
+          in_view<T>(a), in_view<T>(b));
     });
   }
   bool writes_strided_output() const override { return true; }
@@ -118,6 +182,7 @@ class CastPrim final : public PrimitiveWith<CastPrim> {
  public:
   explicit CastPrim(DType to) : to_(to) {}
   std::string_view name() const override { return "cast"; }
+  bool accepts_integers() const override { return true; }
   std::string params() const override { return "dtype=" + std::string(dtype_name(to_)); }
   auto key() const { return std::tie(to_); }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
@@ -141,7 +206,7 @@ class CastPrim final : public PrimitiveWith<CastPrim> {
   bool writes_strided_output() const override { return true; }
   void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
            std::span<Tensor> out_t) const override {
-    if (t[0].defined()) out_t[0] = cast(t[0], to_);
+    if (t[0].defined() && is_floating(to_)) out_t[0] = cast(t[0], to_);
   }
   void vjp(std::span<const Tensor> x, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool> needs, std::span<Tensor> in_ct) const override {
@@ -156,7 +221,8 @@ class CastPrim final : public PrimitiveWith<CastPrim> {
 
 std::shared_ptr<const Primitive> find_elementwise_unary(std::string_view name) {
   if (name == "where") return std::make_shared<WherePrim>();
-  return find_unary<NegOp, ConjOp, AbsOp, SignOp, SquareOp>(name);
+  return find_unary<NegOp, ConjOp, AbsOp, SignOp, SquareOp, LogicalNotOp, FloorOp, CeilOp, RoundOp>(
+      name);
 }
 
 }  // namespace detail
@@ -170,6 +236,10 @@ Tensor conj(const Tensor& x) { return apply_unary<detail::ConjOp>(x); }
 Tensor abs(const Tensor& x) { return apply_unary<detail::AbsOp>(x); }
 Tensor sign(const Tensor& x) { return apply_unary<detail::SignOp>(x); }
 Tensor square(const Tensor& x) { return apply_unary<detail::SquareOp>(x); }
+Tensor logical_not(const Tensor& x) { return apply_unary<detail::LogicalNotOp>(x); }
+Tensor floor(const Tensor& x) { return apply_unary<detail::FloorOp>(x); }
+Tensor ceil(const Tensor& x) { return apply_unary<detail::CeilOp>(x); }
+Tensor round(const Tensor& x) { return apply_unary<detail::RoundOp>(x); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Tensor in[3] = {cond, a, b};
@@ -182,13 +252,15 @@ Tensor cast(const Tensor& x, DType dtype) {
 }
 Tensor convert(const Tensor& x, DType dtype) {
   if (x.defined() && !is_lossless_cast(x.dtype(), dtype))
-    throw Error(
-        ErrorKind::DTypeMismatch,
-        "convert: " + std::string(dtype_name(x.dtype())) + " -> " + std::string(dtype_name(dtype)) +
-            " loses " +
-            (is_complex(x.dtype()) && !is_complex(dtype) ? "the imaginary part" : "precision") +
-            " (input " + dims_to_string(x.shape()) +
-            "); expected a lossless conversion, or use cast() to convert explicitly");
+    throw Error(ErrorKind::DTypeMismatch,
+                "convert: " + std::string(dtype_name(x.dtype())) + " -> " +
+                    std::string(dtype_name(dtype)) + " loses " +
+                    (is_complex(x.dtype()) && !is_complex(dtype)    ? "the imaginary part"
+                     : is_floating(x.dtype()) && is_integral(dtype) ? "fractions and range"
+                     : is_integral(x.dtype()) && is_integral(dtype) ? "range"
+                                                                    : "precision") +
+                    " (input " + dims_to_string(x.shape()) +
+                    "); expected a lossless conversion, or use cast() to convert explicitly");
   return cast(x, dtype);
 }
 

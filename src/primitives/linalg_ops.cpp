@@ -17,6 +17,13 @@ void require_defined(const char* op, std::initializer_list<Tensor> in) {
   for (const Tensor& t : in)
     if (!t.defined())
       throw Error(ErrorKind::InvalidArgument, std::string(op) + ": an input tensor is undefined");
+  // Linear algebra is floating only; composite ops (norms) would otherwise reach integer sums.
+  for (const Tensor& t : in)
+    if (is_integral(t.dtype()))
+      throw Error(ErrorKind::DTypeMismatch,
+                  std::string(op) + ": got an input of dtype " +
+                      std::string(dtype_name(t.dtype())) +
+                      "; expected floating dtypes (f32, f64, c64, c128); cast() it first");
 }
 
 void check_matrices(const char* op, const Tensor& a, bool square) {
@@ -257,7 +264,7 @@ Tensor vector_norm(const Tensor& x, double ord, Dims axes, bool keepdims) {
   const Tensor ax = abs(x);
   if (ord == INFINITY) return max(ax, std::move(axes), keepdims);
   if (ord == -INFINITY) return min(ax, std::move(axes), keepdims);
-  if (ord == 0.0) return sum(ne(ax, 0.0), std::move(axes), keepdims);
+  if (ord == 0.0) return cast(count_nonzero(ax, std::move(axes), keepdims), ax.dtype());
   if (ord == 1.0) return sum(ax, std::move(axes), keepdims);
   // (sum |x|^p)^(1/p) has an infinite derivative at s = 0 times a zero one: the two wheres keep
   // the gradient of an all-zero slice 0 (as for ord 1, 2, inf and in PyTorch) instead of NaN.

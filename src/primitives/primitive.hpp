@@ -99,6 +99,10 @@ class Primitive {
   virtual void vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
                    std::span<const Tensor> cotangents, std::span<const bool> needs,
                    std::span<Tensor> in_cotangents) const;
+  /// True when infer() and execute() handle bool and integer inputs themselves. The default,
+  /// false: infer_specs() rejects such inputs with DTypeMismatch before infer() runs, so a kernel
+  /// written for the floating dtypes never sees them (Note [Integer dtypes] in docs/dtypes.md).
+  virtual bool accepts_integers() const { return false; }
   /// False for ops whose outputs are piecewise constant (comparisons): no gradient flows.
   virtual bool differentiable() const { return true; }
   /// True when execute() also accepts a single output with arbitrary non-overlapping strides
@@ -193,6 +197,10 @@ class PrimitiveWith : public Primitive {
     return nullptr;
   }
 };
+
+/// p.infer(in, out) after the integer check (Primitive::accepts_integers): every interpreter
+/// infers through this.
+void infer_specs(const Primitive& p, std::span<const Tensor> in, SpecList& out);
 
 /// The join point (Note [One catalog, three interpreters]).
 TensorList bind(const Primitive& p, std::span<const Tensor> in);

@@ -2,6 +2,7 @@
 // Contracts and the AD conventions: tenferro/ops/reduce.hpp.
 #include "primitives/reduce.hpp"
 
+#include "core/strided.hpp"
 #include "primitives/reduce_rules.hpp"
 #include "primitives/rules.hpp"
 #include "tenferro/ops/elementwise.hpp"
@@ -26,9 +27,13 @@ std::string_view ReducePrim::name() const {
     case ReduceKind::sum_squares:
       return "sum_squares";
     case ReduceKind::norm:
+      return "norm";
+    case ReduceKind::any:
+      return "any";
+    case ReduceKind::all:
       break;
   }
-  return "norm";
+  return "all";
 }
 
 std::string ReducePrim::params() const {
@@ -57,8 +62,14 @@ ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
   }
   if ((kind_ == ReduceKind::max || kind_ == ReduceKind::min) && is_complex(x.dtype()))
     throw Error(ErrorKind::DTypeMismatch,
-                op() + ": expected a real dtype (f32 or f64), got input " +
+                op() + ": expected a real dtype (bool, i32, i64, f32, f64), got input " +
                     describe(std::span<const Tensor>(&x, 1)) + "; complex numbers are not ordered");
+  if ((kind_ == ReduceKind::mean || kind_ == ReduceKind::sum_squares ||
+       kind_ == ReduceKind::norm) &&
+      is_integral(x.dtype()))  // the public ops convert to default_float first
+    throw Error(ErrorKind::DTypeMismatch, op() + ": expected a floating dtype, got input " +
+                                              describe(std::span<const Tensor>(&x, 1)) +
+                                              "; cast() it first");
   for (std::size_t d = 0; d < a.mask.size(); ++d) {
     const std::int64_t n = x.shape()[d];
     if (a.mask[d]) {
@@ -81,16 +92,28 @@ ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
   return a;
 }
 
+DType ReducePrim::kernel_dtype(DType d) const {
+  if (kind_ == ReduceKind::any || kind_ == ReduceKind::all) return DType::boolean;
+  if ((kind_ == ReduceKind::sum || kind_ == ReduceKind::prod) && is_integral(d)) return DType::i64;
+  return d;
+}
+
 void ReducePrim::infer(std::span<const Tensor> in, SpecList& out) const {
   ResolvedAxes a = resolve(in[0]);
   const bool real_out = kind_ == ReduceKind::sum_squares || kind_ == ReduceKind::norm;
-  out.push_back({real_out ? real_dtype(in[0].dtype()) : in[0].dtype(), std::move(a.out_shape)});
+  out.push_back(
+      {real_out ? real_dtype(in[0].dtype()) : kernel_dtype(in[0].dtype()), std::move(a.out_shape)});
 }
 
 void ReducePrim::execute(ExecContext& ctx, std::span<const Tensor> in,
                          std::span<Tensor> out) const {
   ResolvedAxes a = resolve(in[0]);
-  reduce_kernel(ctx, kind_, in[0], a.mask, out[0]);
+  const DType kd = kernel_dtype(in[0].dtype());
+  if (kd == in[0].dtype()) return reduce_kernel(ctx, kind_, in[0], a.mask, out[0]);
+  // sum/prod of bool and i32 accumulate in i64; any/all read non-zero as true.
+  Tensor converted = Tensor::empty(in[0].shape(), kd);
+  copy_to_contiguous(in[0], converted.data_ptr(), kd);
+  reduce_kernel(ctx, kind_, converted, a.mask, out[0]);
 }
 
 namespace {
@@ -111,6 +134,7 @@ class PreparedReduce final : public PreparedKernel {
 
 std::unique_ptr<PreparedKernel> ReducePrim::prepare(std::span<const Tensor> in,
                                                     std::span<const TensorSpec>) const {
+  if (kernel_dtype(in[0].dtype()) != in[0].dtype()) return nullptr;  // converted: execute()
   return std::make_unique<PreparedReduce>(kind_, reduce_layout(in[0], resolve(in[0]).mask));
 }
 
@@ -168,6 +192,9 @@ void ReducePrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> ou
     case ReduceKind::norm:
       out_t[0] = div_or_zero(real_part(sum_red(mul(conj(x), t[0]))), outputs[0]);
       return;
+    case ReduceKind::any:
+    case ReduceKind::all:  // bool results: not differentiable
+      return;
   }
 }
 
@@ -197,6 +224,9 @@ void ReducePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> ou
       return;
     case ReduceKind::norm:
       in_ct[0] = mul(x, broadcast_back(div_or_zero(ct[0], outputs[0]), a, x));
+      return;
+    case ReduceKind::any:
+    case ReduceKind::all:
       return;
   }
 }
@@ -238,8 +268,15 @@ Tensor sum(const Tensor& x, Dims axes, bool keepdims) {
 Tensor prod(const Tensor& x, Dims axes, bool keepdims) {
   return reduce(ReduceKind::prod, x, std::move(axes), keepdims);
 }
+namespace {
+// mean, sum_squares and norm of bool and integer tensors compute in default_float.
+Tensor as_float(const Tensor& x) {
+  return x.defined() && is_integral(x.dtype()) ? cast(x, default_float) : x;
+}
+}  // namespace
+
 Tensor mean(const Tensor& x, Dims axes, bool keepdims) {
-  return reduce(ReduceKind::mean, x, std::move(axes), keepdims);
+  return reduce(ReduceKind::mean, as_float(x), std::move(axes), keepdims);
 }
 Tensor max(const Tensor& x, Dims axes, bool keepdims) {
   return reduce(ReduceKind::max, x, std::move(axes), keepdims);
@@ -248,10 +285,19 @@ Tensor min(const Tensor& x, Dims axes, bool keepdims) {
   return reduce(ReduceKind::min, x, std::move(axes), keepdims);
 }
 Tensor sum_squares(const Tensor& x, Dims axes, bool keepdims) {
-  return reduce(ReduceKind::sum_squares, x, std::move(axes), keepdims);
+  return reduce(ReduceKind::sum_squares, as_float(x), std::move(axes), keepdims);
 }
 Tensor norm(const Tensor& x, Dims axes, bool keepdims) {
-  return reduce(ReduceKind::norm, x, std::move(axes), keepdims);
+  return reduce(ReduceKind::norm, as_float(x), std::move(axes), keepdims);
+}
+Tensor any(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::any, x, std::move(axes), keepdims);
+}
+Tensor all(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::all, x, std::move(axes), keepdims);
+}
+Tensor count_nonzero(const Tensor& x, Dims axes, bool keepdims) {
+  return reduce(ReduceKind::sum, ne(x, 0.0), std::move(axes), keepdims);
 }
 
 }  // namespace tenferro

@@ -26,6 +26,10 @@ class ReducePrim final : public PrimitiveWith<ReducePrim> {
   std::string_view name() const override;
   std::string params() const override;
   auto key() const { return std::tie(kind_, axes_, keepdims_); }
+  bool accepts_integers() const override { return true; }
+  bool differentiable() const override {
+    return kind_ != ReduceKind::any && kind_ != ReduceKind::all;
+  }
   void infer(std::span<const Tensor> in, SpecList& out) const override;
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override;
   std::unique_ptr<PreparedKernel> prepare(std::span<const Tensor> in,
@@ -39,6 +43,8 @@ class ReducePrim final : public PrimitiveWith<ReducePrim> {
   /// Validates the axes against `x` (InvalidArgument for out-of-range/duplicate axes, and for
   /// an empty run under max/min; DTypeMismatch for complex max/min) and resolves them.
   ResolvedAxes resolve(const Tensor& x) const;
+  /// The dtype the kernel reads: i64 for sum/prod of bool and integers, bool for any/all.
+  DType kernel_dtype(DType d) const;
 
  private:
   ReduceKind kind_;

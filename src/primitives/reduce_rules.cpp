@@ -60,7 +60,7 @@ class TieWeightsPrim final : public PrimitiveWith<TieWeightsPrim> {
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     if (in[0].numel() == 0) return;
-    visit_dtype(in[0].dtype(), [&](auto z) {
+    visit_float_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
       if constexpr (!is_complex_v<T>) {
         I outer, n;
@@ -135,7 +135,7 @@ class ProdOthersPrim final : public PrimitiveWith<ProdOthersPrim<Tangent>> {
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     if (in[0].numel() == 0) return;
-    visit_dtype(out[0].dtype(), [&](auto z) {
+    visit_float_dtype(out[0].dtype(), [&](auto z) {
       using T = decltype(z);
       I outer, n;
       std::unique_ptr<T[]> hx, ht;

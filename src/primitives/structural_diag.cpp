@@ -53,6 +53,7 @@ class DiagEmbedPrim;
 
 class DiagPrim final : public PrimitiveWith<DiagPrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   explicit DiagPrim(I k) : k_(k) {}
   std::string_view name() const override { return "diag"; }
   std::string params() const override { return "offset=" + std::to_string(k_); }
@@ -88,6 +89,7 @@ class DiagPrim final : public PrimitiveWith<DiagPrim> {
 // size L + |k| (the public diag_embed); explicit sizes: the adjoint of diag on an m x n input.
 class DiagEmbedPrim final : public PrimitiveWith<DiagEmbedPrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   DiagEmbedPrim(I k, I rows, I cols) : k_(k), rows_(rows), cols_(cols) {}
   std::string_view name() const override { return "diag_embed"; }
   std::string params() const override {
@@ -157,6 +159,7 @@ void DiagPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor>,
 // tril (lower) keeps j <= i + k; triu keeps j >= i + k.
 class TriPrim final : public PrimitiveWith<TriPrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   TriPrim(bool lower, I k) : lower_(lower), k_(k) {}
   std::string_view name() const override { return lower_ ? "tril" : "triu"; }
   std::string params() const override { return "k=" + std::to_string(k_); }

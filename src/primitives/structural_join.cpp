@@ -29,10 +29,9 @@ std::size_t check_concat(std::span<const Tensor> in, I axis) {
                                                 "; expected rank >= 1 and -rank <= axis < rank");
   const auto a = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
   for (const Tensor& t : in) {
-    if (t.dtype() != in[0].dtype())
+    if (t.dtype() != in[0].dtype())  // the public op casts to the common dtype first
       throw Error(ErrorKind::DTypeMismatch, "concatenate: inputs " + describe(in) +
-                                                " have different dtypes; expected one dtype "
-                                                "(concatenate does not promote; cast first)");
+                                                " have different dtypes; expected one dtype");
     bool same = t.rank() == r;
     for (std::size_t d = 0; same && d < t.shape().size(); ++d)
       same = d == a || t.shape()[d] == in[0].shape()[d];
@@ -48,6 +47,7 @@ std::size_t check_concat(std::span<const Tensor> in, I axis) {
 
 class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   explicit ConcatPrim(I axis) : axis_(axis) {}
   std::string_view name() const override { return "concatenate"; }
   std::string params() const override { return "axis=" + std::to_string(axis_); }
@@ -129,8 +129,31 @@ std::shared_ptr<const Primitive> concatenate_primitive(std::int64_t axis) {
 
 }  // namespace detail
 
+namespace detail {
+namespace {
+// The inputs cast to their common dtype (promote over all), or null when they already share one.
+// Undefined inputs are left for bind() to report.
+bool cast_to_common(std::span<const Tensor> in, TensorList& cast_in) {
+  DType d = in[0].defined() ? in[0].dtype() : DType::f64;
+  bool mixed = false;
+  for (const Tensor& t : in) {
+    if (!t.defined()) return false;
+    mixed |= t.dtype() != in[0].dtype();
+    d = promote(d, t.dtype());
+  }
+  if (!mixed) return false;
+  for (const Tensor& t : in) cast_in.push_back(cast(t, d));
+  return true;
+}
+}  // namespace
+}  // namespace detail
+
 Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis) {
   detail::require_some(tensors, "concatenate");
+  detail::TensorList common;
+  if (detail::cast_to_common(tensors, common))
+    return detail::bind1(detail::ConcatPrim(axis),
+                         std::span<const Tensor>(common.data(), common.size()));
   return detail::bind1(detail::ConcatPrim(axis), tensors);
 }
 
@@ -138,9 +161,6 @@ Tensor stack(std::span<const Tensor> tensors, std::int64_t axis) {
   detail::require_some(tensors, "stack");
   for (const Tensor& t : tensors) {
     if (!t.defined()) break;  // bind() reports undefined inputs
-    if (t.dtype() != tensors[0].dtype())
-      throw Error(ErrorKind::DTypeMismatch, "stack: inputs " + detail::describe(tensors) +
-                                                " have different dtypes; expected one dtype");
     if (!(t.shape() == tensors[0].shape()))
       throw Error(ErrorKind::ShapeMismatch, "stack: inputs " + detail::describe(tensors) +
                                                 " have different shapes; expected equal shapes");

@@ -94,6 +94,7 @@ bool view_strides(const Tensor& x, std::span<const std::int64_t> shape, Dims& st
 
 class ReshapePrim final : public PrimitiveWith<ReshapePrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   explicit ReshapePrim(Dims target) : target_(std::move(target)) {}
   std::string_view name() const override { return "reshape"; }
   std::string params() const override { return "shape=" + dims_to_string(target_); }
@@ -144,6 +145,7 @@ Dims check_permutation(const Tensor& x, std::span<const std::int64_t> axes) {
 
 class PermutePrim final : public PrimitiveWith<PermutePrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   explicit PermutePrim(Dims axes) : axes_(std::move(axes)) {}
   const Dims& axes() const noexcept { return axes_; }
   std::string_view name() const override { return "permute"; }
@@ -216,6 +218,7 @@ SliceGeometry slice_geometry(std::span<const std::int64_t> shape, const SlicePar
 
 class SlicePrim final : public PrimitiveWith<SlicePrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   explicit SlicePrim(SliceParams p) : p_(p) {}
   std::string_view name() const override { return "slice"; }
   std::string params() const override { return p_.text(); }
@@ -259,6 +262,7 @@ class SlicePrim final : public PrimitiveWith<SlicePrim> {
 // Zeros of the original shape with the cotangent written into the sliced positions.
 class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   SliceEmbedPrim(SliceParams p, Dims full_shape) : p_(p), full_(std::move(full_shape)) {}
   std::string_view name() const override { return "slice_embed"; }
   std::string params() const override { return p_.text() + " shape=" + dims_to_string(full_); }
@@ -279,8 +283,8 @@ class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
     SlicePrim(p_).try_view(out[0], region);
     visit_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
-      std::vector<T> packed(static_cast<std::size_t>(in[0].numel()));
-      copy_to_contiguous(in[0], packed.data(), in[0].dtype());
+      std::unique_ptr<T[]> packed(new T[static_cast<std::size_t>(in[0].numel())]);
+      copy_to_contiguous(in[0], packed.get(), in[0].dtype());
       T* dst = static_cast<T*>(region.data_ptr());
       std::size_t k = 0;
       for_each_offset(region.shape(), region.strides(), 0,
@@ -323,6 +327,7 @@ void check_broadcast(const Tensor& x, std::span<const std::int64_t> shape) {
 
 class BroadcastToPrim final : public PrimitiveWith<BroadcastToPrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   explicit BroadcastToPrim(Dims shape) : shape_(std::move(shape)) {}
   std::string_view name() const override { return "broadcast_to"; }
   std::string params() const override { return "shape=" + dims_to_string(shape_); }
@@ -362,6 +367,7 @@ class BroadcastToPrim final : public PrimitiveWith<BroadcastToPrim> {
 // ---- copy ----
 class CopyPrim final : public PrimitiveWith<CopyPrim> {
  public:
+  bool accepts_integers() const override { return true; }  // moves elements only
   std::string_view name() const override { return "copy"; }
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     out.push_back({in[0].dtype(), in[0].shape()});

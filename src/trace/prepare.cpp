@@ -34,7 +34,7 @@ void reinfer(Program& p, std::span<const ValueSpec> inputs) {
     in.clear();
     specs.clear();
     for (ValueId v : n.inputs) in.push_back(sym[static_cast<std::size_t>(v)]);
-    n.primitive->infer(in, specs);
+    infer_specs(*n.primitive, in, specs);
     for (const TensorSpec& s : specs) check_shape(s.shape, n.primitive->name());
     for (std::size_t k = 0; k < n.outputs.size(); ++k) {
       n.specs[k] = {specs[k].shape, specs[k].dtype};

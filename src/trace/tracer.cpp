@@ -66,7 +66,7 @@ const std::shared_ptr<TraceState>& owning_trace(const Primitive& p, std::span<co
 TensorList trace_apply(const Primitive& p, std::span<const Tensor> in) {
   const std::shared_ptr<TraceState>& state = owning_trace(p, in);
   SpecList specs;
-  p.infer(in, specs);  // first, so that a shape error leaves the program unchanged
+  infer_specs(p, in, specs);  // first, so that a shape error leaves the program unchanged
   for (const TensorSpec& s : specs) check_shape(s.shape, p.name());  // e.g. > INT64_MAX elements
   ProgramNode node;
   node.primitive = p.share();

@@ -38,27 +38,41 @@ Program vjp(const Program& p) {
 
 Program grad(const Program& p, std::span<const int> wrt) {
   std::vector<ValueSpec> outs = p.output_specs();
-  if (outs.size() != 1 || dims_numel(outs[0].shape) != 1 || is_complex(outs[0].dtype))
+  if (outs.size() != 1 || dims_numel(outs[0].shape) != 1 || is_complex(outs[0].dtype) ||
+      is_integral(outs[0].dtype))
     throw Error(ErrorKind::InvalidArgument,
-                "grad: the program must have exactly one real output with one element; it has " +
+                "grad: the program must have exactly one real floating output with one element; "
+                "it has " +
                     std::to_string(outs.size()) + " outputs" +
                     (outs.empty() ? std::string() : " (first: " + to_string(outs[0]) + ")") +
                     "; use vjp() for other programs");
+  // Default: every floating input (bool and integer inputs are constants of the derivative).
   std::vector<int> chosen(wrt.begin(), wrt.end());
   if (chosen.empty())
-    for (std::size_t i = 0; i < p.inputs.size(); ++i) chosen.push_back(static_cast<int>(i));
-  for (int i : chosen)
+    for (std::size_t i = 0; i < p.inputs.size(); ++i)
+      if (is_floating(p.input_specs[i].dtype)) chosen.push_back(static_cast<int>(i));
+  for (int i : chosen) {
     if (i < 0 || static_cast<std::size_t>(i) >= p.inputs.size())
       throw Error(ErrorKind::InvalidArgument, "grad: wrt index " + std::to_string(i) +
                                                   " is out of range for a program with " +
                                                   std::to_string(p.inputs.size()) + " inputs");
+    if (is_integral(p.input_specs[static_cast<std::size_t>(i)].dtype))
+      throw Error(ErrorKind::DTypeMismatch,
+                  "grad: wrt index " + std::to_string(i) + " is input " +
+                      to_string(p.input_specs[static_cast<std::size_t>(i)]) +
+                      "; only floating inputs (f32, f64, c64, c128) can be differentiated");
+  }
   return optimize(trace(
       [&](std::span<const Tensor> xs) {
-        std::vector<Tensor> g =
-            tenferro::grad(ScalarFn([&](std::span<const Tensor> in) { return p(in)[0]; }), xs);
-        std::vector<Tensor> result;
-        for (int i : chosen) result.push_back(g[static_cast<std::size_t>(i)]);
-        return result;
+        std::vector<Tensor> wrt_values;
+        for (int i : chosen) wrt_values.push_back(xs[static_cast<std::size_t>(i)]);
+        return tenferro::grad(ScalarFn([&](std::span<const Tensor> w) {
+                                std::vector<Tensor> in(xs.begin(), xs.end());
+                                for (std::size_t k = 0; k < chosen.size(); ++k)
+                                  in[static_cast<std::size_t>(chosen[k])] = w[k];
+                                return p(in)[0];
+                              }),
+                              wrt_values);
       },
       p.input_specs));
 }

@@ -52,7 +52,7 @@ class UnaryPrim final : public detail::PrimitiveWith<UnaryPrim> {
     out.push_back({d, in[0].shape()});
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    visit_dtype(in[0].dtype(), [&](auto z) {
+    visit_float_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
       std::vector<T> x = host<T>(in[0]);
       for (std::size_t i = 0; i < x.size(); ++i) {
@@ -142,7 +142,7 @@ class BinaryPrim final : public detail::PrimitiveWith<BinaryPrim> {
     out.push_back({in[0].dtype(), in[0].shape()});
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    visit_dtype(in[0].dtype(), [&](auto z) {
+    visit_float_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
       std::vector<T> a = host<T>(in[0]), b = host<T>(in[1]);
       T* o = static_cast<T*>(out[0].data_ptr());
@@ -177,7 +177,7 @@ class SumPrim final : public detail::PrimitiveWith<SumPrim> {
     out.push_back({in[0].dtype(), {}});
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    visit_dtype(in[0].dtype(), [&](auto z) {
+    visit_float_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
       T s{};
       for (T v : host<T>(in[0])) s += v;
@@ -206,7 +206,7 @@ class BmmPrim final : public detail::PrimitiveWith<BmmPrim> {
     out.push_back({in[0].dtype(), {a[0], a[1], b[2]}});
   }
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    visit_dtype(in[0].dtype(), [&](auto z) {
+    visit_float_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
       std::vector<T> a = host<T>(in[0]), b = host<T>(in[1]);
       const std::int64_t nb = in[0].shape()[0], m = in[0].shape()[1], k = in[0].shape()[2],

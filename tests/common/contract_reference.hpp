@@ -18,7 +18,7 @@ using cld = std::complex<long double>;
 /// Elements of t in row-major logical order, as complex long double.
 inline std::vector<cld> values_ld(const Tensor& t) {
   std::vector<cld> out;
-  visit_dtype(t.dtype(), [&](auto z) {
+  visit_float_dtype(t.dtype(), [&](auto z) {
     using T = decltype(z);
     for (const T& v : t.to_vector<T>()) {
       if constexpr (is_complex_v<T>)

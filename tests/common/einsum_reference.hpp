@@ -29,7 +29,7 @@ struct RefResult {
 
 inline std::vector<CLD> values(const tenferro::Tensor& t) {
   std::vector<CLD> out;
-  tenferro::visit_dtype(t.dtype(), [&](auto z) {
+  tenferro::visit_float_dtype(t.dtype(), [&](auto z) {
     using T = decltype(z);
     for (T v : t.to_vector<T>()) out.emplace_back(CLD(v));
   });

@@ -45,7 +45,7 @@ struct BinaryRow {
   cld (*ref)(cld, cld);
   Domain domain_a, domain_b;
   bool complex_ok;
-  bool to_real;  // comparisons: 0/1 in the real dtype
+  bool to_real;  // comparisons: a bool result
   bool differentiable;
   double tol32, tol64;
 };

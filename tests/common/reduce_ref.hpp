@@ -43,7 +43,7 @@ inline std::int64_t ravel(std::span<const std::int64_t> idx, std::span<const std
 /// The values of any concrete tensor (any dtype, any strides).
 inline RefTensor to_ref(const Tensor& t) {
   RefTensor r{t.shape(), {}};
-  visit_dtype(t.dtype(), [&](auto z) {
+  visit_float_dtype(t.dtype(), [&](auto z) {
     using T = decltype(z);
     for (T v : t.to_vector<T>()) {
       if constexpr (is_complex_v<T>) {
@@ -58,7 +58,7 @@ inline RefTensor to_ref(const Tensor& t) {
 
 /// Builds a contiguous tensor of `dtype` from extended-precision values (real part for reals).
 inline Tensor from_ref(const RefTensor& r, DType dtype) {
-  return visit_dtype(dtype, [&](auto z) {
+  return visit_float_dtype(dtype, [&](auto z) {
     using T = decltype(z);
     std::vector<T> vals;
     for (const cld& c : r.v) {

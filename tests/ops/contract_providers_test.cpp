@@ -18,7 +18,7 @@ using detail::GemmStatus;
 using testing::cld;
 
 TEST(ContractProviders, TinyGemmRunsOnFixedSizeKernel) {
-  for (DType d : all_dtypes) {
+  for (DType d : float_dtypes) {
     Tensor c = bmm(randn({16, 2, 2}, 1, d), randn({16, 2, 2}, 2, d));
     EXPECT_EQ(last_gemm_provider(), "small_fixed") << dtype_name(d);
     matmul(randn({3, 8}, 1, d), randn({8, 5}, 2, d));
@@ -28,7 +28,7 @@ TEST(ContractProviders, TinyGemmRunsOnFixedSizeKernel) {
 
 TEST(ContractProviders, LargeGemmRunsOnOpenBlas) {
   CpuBackend blas(CpuBackendOptions{.threads = 2, .kind = BackendKind::blas});
-  for (DType d : all_dtypes) {
+  for (DType d : float_dtypes) {
     Tensor a = randn({64, 64}, 1, d), b = randn({64, 64}, 2, d);
     Tensor c = matmul(a, b);
     EXPECT_EQ(last_gemm_provider(), "openblas") << dtype_name(d);
@@ -46,7 +46,7 @@ TEST(ContractProviders, LargeGemmRunsOnOpenBlas) {
 }
 
 TEST(ContractProviders, Gemm128CubedRunsOnOpenBlas) {
-  for (DType d : all_dtypes) {
+  for (DType d : float_dtypes) {
     matmul(randn({128, 128}, 1, d), randn({128, 128}, 2, d));
     EXPECT_EQ(last_gemm_provider(), "openblas") << dtype_name(d);
   }
@@ -54,7 +54,7 @@ TEST(ContractProviders, Gemm128CubedRunsOnOpenBlas) {
 
 TEST(ContractProviders, BelowBlasThresholdRunsOnNativeKernel) {
   // Past the fixed-size kernels (a dimension > 8) but too little work for a BLAS call.
-  for (DType d : all_dtypes) {
+  for (DType d : float_dtypes) {
     bmm(randn({64, 2, 30}, 1, d), randn({64, 30, 3}, 2, d));
     EXPECT_EQ(last_gemm_provider(), "native_blocked") << dtype_name(d);
     vdot(randn({20}, 1, d), randn({20}, 2, d));
@@ -101,7 +101,7 @@ TEST(ContractProviders, UnsupportedProviderFallsThrough) {
   std::vector<const GemmProvider*> list{&declines};
   list.insert(list.end(), builtins.begin(), builtins.end());
   detail::ProviderRegistryOverride over(list);
-  for (DType d : all_dtypes) {
+  for (DType d : float_dtypes) {
     Tensor a = randn({4, 3, 3}, 1, d), b = randn({4, 3, 3}, 2, d);
     int before = declines.calls;
     Tensor c = bmm(a, b);

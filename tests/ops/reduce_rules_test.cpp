@@ -82,7 +82,7 @@ TEST(ReduceRules, ProdGradientIsExactWithZeros) {
 }
 
 TEST(ReduceRules, NormGradientIsZeroAtZero) {
-  for (DType dt : all_dtypes) {
+  for (DType dt : float_dtypes) {
     Tensor g = vjp1(ReducePrim(ReduceKind::norm, {}, false), zeros({3}, dt),
                     scalar_tensor(1.0, real_dtype(dt)));
     EXPECT_EQ(g.dtype(), dt);

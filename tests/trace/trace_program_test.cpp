@@ -188,3 +188,15 @@ TEST(TracePasses, CommonSubexpressionsAreComputedOnce) {
   EXPECT_EQ(o.nodes.size(), 2u);
   EXPECT_EQ(o.outputs[2], o.inputs[0]);
 }
+
+TEST(TraceProgram, ScalarParametersPrintRoundTrippable) {
+  Program p = trace(
+      [](std::span<const Tensor> x) {
+        return std::vector<Tensor>{(x[0] * 1e-9 + 0.1) * Scalar(0, 1.0 / 3.0)};
+      },
+      {ValueSpec{{2}}});
+  const std::string text = p.to_string();
+  EXPECT_NE(text.find("rhs=(1e-09,0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("rhs=(0.1,0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("rhs=(0,0.3333333333333333)"), std::string::npos) << text;
+}

@@ -9,17 +9,27 @@
 // names both shapes. Results are fresh contiguous tensors (except the `_into` ops and the
 // documented no-op casts).
 //
-// Result dtypes. Tensor-tensor ops return promote(a.dtype(), b.dtype()) (dtype.hpp); inputs of
-// another dtype are converted first. A Scalar operand never raises precision: `f32 * 2.0` is
-// f32. A Scalar with a non-zero imaginary part makes the result complex at the tensor's
-// precision (`f32 * 1i` is c64); Scalar{2, 0} counts as real.
+// Result dtypes (docs/dtypes.md). Tensor-tensor ops return promote(a.dtype(), b.dtype())
+// (dtype.hpp); inputs of another dtype are converted first. A Scalar operand never raises
+// precision: `f32 * 2.0` is f32. A Scalar with a non-zero imaginary part makes the result complex
+// at the tensor's precision (`f32 * 1i` is c64); Scalar{2, 0} counts as real. Next to an integer
+// tensor a whole-number Scalar keeps the integer dtype (`i32 + 2` is i32) and a fractional one
+// gives f64 (`i32 * 0.5` is f64); next to a bool tensor a whole number gives i64.
 //
-// There is no bool dtype. Comparisons return the real dtype of the promoted inputs holding 0 or
-// 1, and where() treats any non-zero condition as true. lt/le/gt/ge, maximum and minimum are
-// undefined on complex values (DTypeMismatch); eq/ne compare complex values exactly.
+// Bool and integer operands: add, sub, mul, neg, square, abs, sign, maximum, minimum compute in
+// the integer dtype and wrap on overflow (two's complement; abs(INT_MIN) is INT_MIN); arithmetic
+// on bool operands is DTypeMismatch (cast first, or use the logical ops). div, pow and the
+// analytic functions (exp, log, sin, ...) convert bool and integer operands to f64 first:
+// i32 / i32 is true division giving f64, as NumPy.
 //
-// Autodiff: every op here has forward and reverse rules, except comparisons and sign, which are
-// piecewise constant and stop gradients. Complex gradients follow PyTorch's conjugate-Wirtinger
+// Comparisons and the logical ops return bool. lt/le/gt/ge, maximum and minimum are undefined on
+// complex values (DTypeMismatch); eq/ne compare complex values exactly. The logical ops take any
+// dtype and read non-zero (for complex: either part non-zero; NaN too) as true. where() takes a
+// bool condition (or any real one, non-zero meaning true).
+//
+// Autodiff: every op here has forward and reverse rules, except comparisons, the logical ops and
+// sign, which are piecewise constant and stop gradients; bool and integer results never carry a
+// gradient. Complex gradients follow PyTorch's conjugate-Wirtinger
 // convention: for a real loss L, grad_z = conj(dy/dz) * grad_y for holomorphic y = f(z) (e.g.
 // mul: grad_a = grad_y * conj(b)); abs: grad_z = grad_y * z/|z| (0 at z = 0); a real input of a
 // complex-valued op receives the real part of its complex gradient.
@@ -98,7 +108,36 @@ Tensor rsqrt(const Tensor& x);
 Tensor expm1(const Tensor& x);
 Tensor log1p(const Tensor& x);
 
-// ---- Comparisons and selection (no bool dtype: 0/1 in the promoted real dtype) ----
+// ---- Rounding, floor division, remainder, clamp ----
+/// Largest integer <= x, smallest integer >= x, nearest integer (half to even, as NumPy and
+/// PyTorch), in x's dtype; the identity on bool and integers; real dtypes only. Piecewise
+/// constant: no gradient flows.
+Tensor floor(const Tensor& x);
+Tensor ceil(const Tensor& x);
+Tensor round(const Tensor& x);
+/// floor(a / b) computed in the promoted dtype (integers stay integers: Python's //, so -7 // 2
+/// is -4); integer division by 0 gives 0 and INT_MIN // -1 wraps to INT_MIN (never undefined
+/// behaviour). Real dtypes; no gradient flows.
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, Scalar b);
+/// a - b * floor(a / b): Python's %, the result has b's sign (remainder(-7, 2) is 1); integer
+/// remainder by 0 gives 0. Real dtypes. Gradient 1 for a and -floor(a / b) for b (PyTorch).
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, Scalar b);
+/// x limited to [lo, hi] (lo <= hi, real, not NaN: InvalidArgument otherwise); NaN stays NaN.
+/// Real dtypes; an integer x with a fractional bound computes in f64. Gradient 1 inside
+/// [lo, hi] (bounds included) and 0 outside, as PyTorch.
+Tensor clamp(const Tensor& x, Scalar lo, Scalar hi);
+
+// ---- Complex parts ----
+/// Real part (x itself for a real dtype) and imaginary part (zeros of x's dtype for a real
+/// dtype) in the real dtype of x's precision; differentiable (conjugate-Wirtinger convention).
+Tensor real(const Tensor& x);
+Tensor imag(const Tensor& x);
+/// re + i im in the complex dtype of their promoted precision (bool/integers count as f64).
+Tensor complex(const Tensor& re, const Tensor& im);
+
+// ---- Comparisons, logical ops and selection (bool results) ----
 
 /// a == b, a != b (complex allowed: exact equality of both parts).
 Tensor eq(const Tensor& a, const Tensor& b);
@@ -114,8 +153,16 @@ Tensor gt(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, Scalar b);
 Tensor ge(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, Scalar b);
-/// cond != 0 ? a : b elementwise, all three broadcast together; result dtype promote(a, b).
-/// cond must be real (DTypeMismatch otherwise). Differentiable in a and b, not in cond.
+/// Elementwise a AND b, a OR b, a XOR b of the truth values (non-zero is true); any dtypes,
+/// broadcast together; bool result.
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+/// x == 0 elementwise (NOT of the truth value); bool result.
+Tensor logical_not(const Tensor& x);
+/// cond ? a : b elementwise, all three broadcast together; result dtype promote(a, b).
+/// cond is bool, or any real dtype read as non-zero = true (complex: DTypeMismatch).
+/// Differentiable in a and b, not in cond.
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 /// Alias of where().
 Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b);
@@ -123,7 +170,9 @@ Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b);
 // ---- dtype conversion ----
 
 /// Converts to `dtype`, allowing every conversion: complex -> real keeps the real part (lossy,
-/// explicit), f64 -> f32 rounds. Casting to the tensor's own dtype returns x itself (no copy).
+/// explicit), f64 -> f32 rounds, floating -> integer truncates toward zero with NaN -> 0 and
+/// out-of-range values saturating, i64 -> i32 keeps the low 32 bits, anything -> bool is
+/// "non-zero". Casting to the tensor's own dtype returns x itself (no copy).
 Tensor cast(const Tensor& x, DType dtype);
 /// Like cast() but only for lossless conversions (is_lossless_cast); otherwise DTypeMismatch.
 Tensor convert(const Tensor& x, DType dtype);

@@ -1,4 +1,9 @@
-// Reductions: sum, prod, mean, max, min, sum_squares, norm over any set of axes.
+// Reductions: sum, prod, mean, max, min, sum_squares, norm, any, all, count_nonzero over any set
+// of axes; argmax and argmin along one axis.
+//
+// Dtypes: sum and prod of bool and integer tensors accumulate and return i64 (wrapping on
+// overflow); mean, sum_squares and norm convert them to f64 first; max and min keep the dtype;
+// any and all return bool, count_nonzero and argmax/argmin i64.
 //
 // Axes: each entry may be negative (counts from the end); duplicates (after normalisation) throw
 // InvalidArgument; an empty axis list means *all* axes (PyTorch's convention), so `sum(x)` and
@@ -64,5 +69,30 @@ Tensor min(const Tensor& x, Dims axes = {}, bool keepdims = false);
 Tensor sum_squares(const Tensor& x, Dims axes = {}, bool keepdims = false);
 /// Frobenius / 2-norm: sqrt(sum_squares(x, axes, keepdims)). Real output dtype.
 Tensor norm(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// True where some (any) / every (all) element over `axes` is non-zero (complex: either part;
+/// NaN is non-zero). Any dtype, bool result; any of nothing is false, all of nothing is true.
+/// Not differentiable.
+Tensor any(const Tensor& x, Dims axes = {}, bool keepdims = false);
+Tensor all(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Number of non-zero elements over `axes`, as i64.
+Tensor count_nonzero(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// log(sum(exp(x))) over `axes` (all when empty), computed stably (shifted by the maximum, so
+/// exp never overflows; all -inf gives -inf, +inf gives inf, NaN propagates). Real dtypes;
+/// bool and integers compute in f64. An empty reduction is InvalidArgument (as max). The
+/// gradient is softmax(x), at every order.
+Tensor logsumexp(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// exp(x - logsumexp(x, {axis}, true)) and x - logsumexp(x, {axis}, true): numerically stable
+/// for any magnitudes. Real dtypes (integers in f64).
+Tensor softmax(const Tensor& x, std::int64_t axis);
+Tensor log_softmax(const Tensor& x, std::int64_t axis);
+/// Index (i64) of the largest / smallest element along `axis` (negative counts from the end):
+/// the first one at ties; a NaN counts as both largest and smallest (the first NaN wins), as
+/// NumPy and PyTorch. Real dtypes only (complex: DTypeMismatch); an empty axis is
+/// InvalidArgument. Not differentiable.
+Tensor argmax(const Tensor& x, std::int64_t axis, bool keepdims = false);
+Tensor argmin(const Tensor& x, std::int64_t axis, bool keepdims = false);
+/// Index into the row-major flattened tensor (rank-0 result); an empty tensor is InvalidArgument.
+Tensor argmax(const Tensor& x);
+Tensor argmin(const Tensor& x);
 
 }  // namespace tenferro

@@ -47,13 +47,14 @@ Tensor copy(const Tensor& x);
 // Outputs are fresh contiguous tensors, except diag(), which is a view (like NumPy's diagonal).
 
 /// Joins `tensors` along an existing `axis` (negative counts from the end). All inputs must have
-/// the same rank (>= 1), the same dtype (no promotion: DTypeMismatch; cast first) and equal
-/// sizes on every other axis (ShapeMismatch); an empty list is InvalidArgument.
+/// the same rank (>= 1) and equal sizes on every other axis (ShapeMismatch); an empty list is
+/// InvalidArgument. Inputs of different dtypes are cast to their common dtype (promote over all)
+/// first.
 Tensor concatenate(std::span<const Tensor> tensors, std::int64_t axis = 0);
 inline Tensor concatenate(std::initializer_list<Tensor> tensors, std::int64_t axis = 0) {
   return concatenate(std::span<const Tensor>(tensors.begin(), tensors.size()), axis);
 }
-/// Joins equally shaped, equally typed `tensors` along a new axis inserted at `axis`
+/// Joins equally shaped `tensors` (cast to their common dtype) along a new axis inserted at `axis`
 /// (in [-rank-1, rank]); an empty list is InvalidArgument. Defined as concatenate of unsqueezed
 /// inputs, so its derivative is the slices of the cotangent.
 Tensor stack(std::span<const Tensor> tensors, std::int64_t axis = 0);

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <complex>
+#include <type_traits>
 
 #include "tenferro/dtype.hpp"
 
@@ -44,6 +45,8 @@ T sign_of(T z) {
   if constexpr (is_complex_v<T>) {
     const real_t<T> m = std::abs(z);
     return m == 0 ? T(0) : z / m;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return z;
   } else {
     return static_cast<T>((z > 0) - (z < 0));
   }
@@ -52,11 +55,53 @@ T sign_of(T z) {
 /// NumPy maximum/minimum: a NaN in either operand propagates.
 template <class T>
 T maximum_of(T a, T b) {
-  return (a > b || std::isnan(a)) ? a : b;
+  if constexpr (std::is_integral_v<T>)
+    return a > b ? a : b;
+  else
+    return (a > b || std::isnan(a)) ? a : b;
 }
 template <class T>
 T minimum_of(T a, T b) {
-  return (a < b || std::isnan(a)) ? a : b;
+  if constexpr (std::is_integral_v<T>)
+    return a < b ? a : b;
+  else
+    return (a < b || std::isnan(a)) ? a : b;
+}
+
+// Integer arithmetic wraps modulo 2^bits (two's complement, as NumPy and PyTorch do): computed in
+// the unsigned type, where overflow is defined, so no signed-overflow UB (docs/dtypes.md).
+template <class T>
+using wrap_t = std::make_unsigned_t<T>;
+template <class T>
+T add_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(
+        static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) + static_cast<wrap_t<T>>(b)));
+  else
+    return a + b;
+}
+template <class T>
+T sub_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(
+        static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) - static_cast<wrap_t<T>>(b)));
+  else
+    return a - b;
+}
+template <class T>
+T mul_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(
+        static_cast<wrap_t<T>>(static_cast<wrap_t<T>>(a) * static_cast<wrap_t<T>>(b)));
+  else
+    return a * b;
+}
+template <class T>
+T neg_of(T a) {
+  if constexpr (std::is_integral_v<T>)
+    return sub_of(T(0), a);
+  else
+    return -a;
 }
 
 }  // namespace tenferro::detail::kernels

@@ -99,7 +99,7 @@ void blocked(const GemmProblem& p, std::int64_t b0, std::int64_t b1, std::int64_
 
 void gemm_blocked(const GemmProblem& p, std::int64_t b0, std::int64_t b1, std::int64_t r0,
                   std::int64_t r1) {
-  visit_dtype(p.dtype, [&](auto z) { blocked<decltype(z)>(p, b0, b1, r0, r1); });
+  visit_float_dtype(p.dtype, [&](auto z) { blocked<decltype(z)>(p, b0, b1, r0, r1); });
 }
 
 }  // namespace tenferro::detail

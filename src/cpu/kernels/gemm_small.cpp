@@ -127,7 +127,7 @@ SmallGemmFn pick(const GemmProblem& p) {
 
 SmallGemmFn small_gemm_kernel(const GemmProblem& p) {
   if (p.m > 8 || p.n > 8 || p.k > 8 || p.m < 1 || p.n < 1 || p.k < 1) return nullptr;
-  return visit_dtype(p.dtype, [&](auto z) { return pick<decltype(z)>(p); });
+  return visit_float_dtype(p.dtype, [&](auto z) { return pick<decltype(z)>(p); });
 }
 
 bool gemm_small(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {

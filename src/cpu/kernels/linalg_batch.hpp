@@ -36,7 +36,7 @@ T conj_of(const T& v) {
 /// f(T{}) with T the element type of a's dtype (the kernels' entry points dispatch with it).
 template <class F>
 void by_dtype(const Tensor& a, F&& f) {
-  visit_dtype(a.dtype(), [&](auto z) { f(z); });
+  visit_float_dtype(a.dtype(), [&](auto z) { f(z); });
 }
 
 /// The matrices in the last two dims of a strided tensor (rank >= 2; batch dims row-major).

@@ -17,6 +17,7 @@
 
 #include "core/alloc.hpp"
 #include "core/strided.hpp"
+#include "cpu/kernels/elementwise_math.hpp"
 #include "cpu/kernels/simd.hpp"
 
 namespace tenferro::detail {
@@ -29,27 +30,55 @@ struct SumOp {
   using Acc = T;
   static Acc identity() { return Acc(0); }
   static Acc map(T v) { return v; }
-  static Acc combine(Acc a, Acc b) { return a + b; }
+  static Acc combine(Acc a, Acc b) { return kernels::add_of(a, b); }  // integers wrap
 };
 template <class T>
 struct ProdOp {
   using Acc = T;
   static Acc identity() { return Acc(1); }
   static Acc map(T v) { return v; }
-  static Acc combine(Acc a, Acc b) { return a * b; }
+  static Acc combine(Acc a, Acc b) { return kernels::mul_of(a, b); }
 };
+struct AnyOp {
+  using Acc = bool;
+  static Acc identity() { return false; }
+  static Acc map(bool v) { return v; }
+  static Acc combine(Acc a, Acc b) { return a || b; }
+};
+struct AllOp {
+  using Acc = bool;
+  static Acc identity() { return true; }
+  static Acc map(bool v) { return v; }
+  static Acc combine(Acc a, Acc b) { return a && b; }
+};
+// The identity of max/min only fills empty results of sum-like kinds; max/min themselves refuse
+// empty runs (the shape rule), so for integers any value would do.
+template <class T>
+constexpr T lowest_of() {
+  if constexpr (std::is_integral_v<T>)
+    return std::numeric_limits<T>::lowest();
+  else
+    return -std::numeric_limits<T>::infinity();
+}
+template <class T>
+constexpr T highest_of() {
+  if constexpr (std::is_integral_v<T>)
+    return std::numeric_limits<T>::max();
+  else
+    return std::numeric_limits<T>::infinity();
+}
 // NaN wins: (a > b || a != a) keeps a NaN `a`; a NaN `b` fails `a > b` and is kept.
 template <class T>
 struct MaxOp {
   using Acc = T;
-  static Acc identity() { return -std::numeric_limits<T>::infinity(); }
+  static Acc identity() { return lowest_of<T>(); }
   static Acc map(T v) { return v; }
   static Acc combine(Acc a, Acc b) { return (a > b || a != a) ? a : b; }
 };
 template <class T>
 struct MinOp {
   using Acc = T;
-  static Acc identity() { return std::numeric_limits<T>::infinity(); }
+  static Acc identity() { return highest_of<T>(); }
   static Acc map(T v) { return v; }
   static Acc combine(Acc a, Acc b) { return (a < b || a != a) ? a : b; }
 };
@@ -311,23 +340,40 @@ void reduce_kernel(ExecContext& ctx, ReduceKind kind, const Tensor& x, const Red
                    const Tensor& out) {
   visit_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
+    constexpr bool kBool = std::is_same_v<T, bool>, kInt = std::is_integral_v<T>;
     switch (kind) {
       case ReduceKind::sum:
       case ReduceKind::mean:
-        return run<SumOp<T>, T, T>(ctx, kind, x, l, out);
+        if constexpr (!kBool) {
+          if (kind == ReduceKind::sum || !kInt) return run<SumOp<T>, T, T>(ctx, kind, x, l, out);
+        }
+        break;
       case ReduceKind::prod:
-        return run<ProdOp<T>, T, T>(ctx, kind, x, l, out);
+        if constexpr (!kBool) return run<ProdOp<T>, T, T>(ctx, kind, x, l, out);
+        break;
       case ReduceKind::max:
       case ReduceKind::min:
         if constexpr (!is_complex_v<T>) {
           if (kind == ReduceKind::max) return run<MaxOp<T>, T, T>(ctx, kind, x, l, out);
           return run<MinOp<T>, T, T>(ctx, kind, x, l, out);
         }
-        return;
+        break;
       case ReduceKind::sum_squares:
       case ReduceKind::norm:
-        return run<SumSquaresOp<T>, T, real_t<T>>(ctx, kind, x, l, out);
+        if constexpr (!kInt) return run<SumSquaresOp<T>, T, real_t<T>>(ctx, kind, x, l, out);
+        break;
+      case ReduceKind::any:
+      case ReduceKind::all:
+        if constexpr (kBool) {
+          if (kind == ReduceKind::any) return run<AnyOp, bool, bool>(ctx, kind, x, l, out);
+          return run<AllOp, bool, bool>(ctx, kind, x, l, out);
+        }
+        break;
     }
+    // The shape rule converts inputs first (sum of i32 in i64, any of f64 as bool).
+    throw Error(ErrorKind::DTypeMismatch,
+                "reduce: kernel has no " + std::string(dtype_name(x.dtype())) +
+                    " variant for this reduction (a shape rule let it through; this is a bug)");
   });
 }
 

@@ -9,7 +9,7 @@
 
 namespace tenferro::detail {
 
-enum class ReduceKind : std::uint8_t { sum, prod, mean, max, min, sum_squares, norm };
+enum class ReduceKind : std::uint8_t { sum, prod, mean, max, min, sum_squares, norm, any, all };
 
 /// Elements per fixed block of one reduced run; block partials are combined pairwise. A constant,
 /// never derived from the thread budget: that is what makes results budget-independent.
@@ -24,7 +24,8 @@ struct ReduceLayout {
 };
 ReduceLayout reduce_layout(const Tensor& x, std::span<const bool> reduce_axis);
 
-/// Reduces `x` (any strides; f32/f64/c64/c128; max/min real only) over the axes d with
+/// Reduces `x` (any strides; floating dtypes; sum/prod also i32/i64, max/min every real dtype,
+/// any/all bool only; max/min real only) over the axes d with
 /// reduce_axis[d] set, writing one value per kept index, in row-major order of the kept axes,
 /// to the contiguous `out` (its dtype: x's, or real for sum_squares/norm). Requires x.rank() ==
 /// reduce_axis.size(); max/min require a non-empty reduced run (checked by the shape rule).

@@ -113,7 +113,7 @@ class OpenBlasProvider final : public GemmProvider {
     const BlasOperand la = layout(p.m, p.k, p.a_rs, p.a_cs, p.conj_a);
     const BlasOperand lb = layout(p.k, p.n, p.b_rs, p.b_cs, p.conj_b);
     if (la.ld > kMax || lb.ld > kMax || ldc > kMax) return GemmStatus::unsupported;
-    visit_dtype(p.dtype, [&](auto z) {
+    visit_float_dtype(p.dtype, [&](auto z) {
       using T = decltype(z);
       if (ctx.kind() == BackendKind::blas) {
         set_openblas_threads(std::max(1, ctx.threads()));
