@@ -1,5 +1,6 @@
 // concatenate (a primitive) and stack (concatenate of unsqueezed inputs).
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "core/strided.hpp"
@@ -169,6 +170,38 @@ Tensor stack(std::span<const Tensor> tensors, std::int64_t axis) {
   detail::TensorList parts;
   for (const Tensor& t : tensors) parts.push_back(unsqueeze(t, a));
   return concatenate(std::span<const Tensor>(parts.data(), parts.size()), a);
+}
+
+}  // namespace tenferro
+
+namespace tenferro {
+
+Tensor flip(const Tensor& x, Dims axes) {
+  if (!x.defined()) throw Error(ErrorKind::InvalidArgument, "flip: the input tensor is undefined");
+  const std::int64_t r = x.rank();
+  SmallVector<bool, 8> seen(static_cast<std::size_t>(r), false);
+  if (axes.empty())
+    for (std::int64_t a = 0; a < r; ++a) axes.push_back(a);
+  Tensor y = x;
+  for (std::int64_t axis : axes) {
+    const std::int64_t a = detail::normalize_axis(axis, r, "flip");
+    if (seen[static_cast<std::size_t>(a)])
+      throw Error(ErrorKind::InvalidArgument, "flip: axis " + std::to_string(axis) +
+                                                  " appears more than once in " +
+                                                  dims_to_string(axes));
+    seen[static_cast<std::size_t>(a)] = true;
+    y = slice(y, a, -1, std::numeric_limits<std::int64_t>::min(), -1);
+  }
+  return y;
+}
+
+Tensor roll(const Tensor& x, std::int64_t shift, std::int64_t axis) {
+  if (!x.defined()) throw Error(ErrorKind::InvalidArgument, "roll: the input tensor is undefined");
+  const std::int64_t a = detail::normalize_axis(axis, x.rank(), "roll");
+  const std::int64_t n = x.shape()[static_cast<std::size_t>(a)];
+  const std::int64_t s = n == 0 ? 0 : ((shift % n) + n) % n;  // % of INT64_MIN stays in range
+  if (s == 0) return copy(x);
+  return concatenate({slice(x, a, n - s, n), slice(x, a, 0, n - s)}, a);
 }
 
 }  // namespace tenferro

@@ -1,5 +1,6 @@
 // Structural primitives whose eager result is a view: reshape, permute, slice (and its adjoint,
 // slice_embed), broadcast_to, copy.
+#include <limits>
 #include <algorithm>
 #include <cstring>
 
@@ -200,19 +201,31 @@ struct SliceGeometry {
   std::size_t axis;
   std::int64_t start, count, step;
 };
+// NumPy's rule: a negative start/stop counts from the end, then is clamped to [0, n] for a
+// positive step and to [-1, n - 1] for a negative one (-1: before the first element).
 SliceGeometry slice_geometry(std::span<const std::int64_t> shape, const SliceParams& p,
                              const char* op) {
   auto r = static_cast<std::int64_t>(shape.size());
-  if (p.step <= 0)
-    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": step " + std::to_string(p.step) +
-                                                " is invalid; expected step > 0");
+  if (p.step == 0)
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": step 0 is invalid; expected a non-zero step");
   std::int64_t axis = normalize_axis(p.axis, r, op);
   std::int64_t n = shape[static_cast<std::size_t>(axis)];
-  auto clamp = [n](std::int64_t v) { return std::clamp(v < 0 ? v + n : v, std::int64_t{0}, n); };
+  const std::int64_t lo = p.step > 0 ? 0 : -1, hi = p.step > 0 ? n : n - 1;
+  auto clamp = [&](std::int64_t v) { return std::clamp(v < 0 ? v + n : v, lo, hi); };
   std::int64_t start = clamp(p.start), stop = clamp(p.stop);
-  // ceil((stop - start) / step) without forming stop - start + step - 1, which overflows for a
-  // huge step (a step beyond the extent selects exactly the start element).
-  std::int64_t count = stop > start ? (stop - start - 1) / p.step + 1 : 0;
+  // ceil(|stop - start| / |step|) without forming stop - start + step - 1, which overflows for a
+  // huge step (a step beyond the extent selects exactly the start element); |INT64_MIN| is
+  // taken as INT64_MAX, which selects the same elements.
+  std::int64_t count;
+  if (p.step > 0) {
+    count = stop > start ? (stop - start - 1) / p.step + 1 : 0;
+  } else {
+    const std::int64_t mag = p.step == std::numeric_limits<std::int64_t>::min()
+                                 ? std::numeric_limits<std::int64_t>::max()
+                                 : -p.step;
+    count = start > stop ? (start - stop - 1) / mag + 1 : 0;
+  }
   return {static_cast<std::size_t>(axis), start, count, p.step};
 }
 

@@ -143,28 +143,34 @@ TEST(BadInput, SliceHugeStepSelectsOneElement) {
   EXPECT_EQ(values(slice(t, 0, 1, kMax, kMax)), (std::vector<double>{1, 4}));
 }
 
-// start/stop/step at the int64 extremes follow the documented NumPy rule (reference computed
-// here in 128-bit arithmetic); step <= 0 is InvalidArgument.
+// start/stop/step at the int64 extremes, both signs of step, follow the documented NumPy rule
+// (reference computed here in 128-bit arithmetic); step 0 is InvalidArgument.
 TEST(BadInput, SliceExtremeBoundsFollowTheNumpyRule) {
   const std::int64_t n = 5;
   Tensor x = arange(n);
   const std::int64_t bounds[] = {kMin, kMin + 1, -6, -5, -1, 0, 1, 4, 5, 6, kMax - 1, kMax};
-  const std::int64_t steps[] = {1, 2, 3, 4, 5, 6, kMax - 1, kMax};
+  const std::int64_t steps[] = {1,  2,  3,  4,  5,  6,  kMax - 1, kMax,
+                                -1, -2, -3, -4, -5, -6, kMin + 1, kMin};
   for (std::int64_t start : bounds)
     for (std::int64_t stop : bounds)
       for (std::int64_t step : steps) {
+        // NumPy: negative values count from the end, then clamp to [0, n] (step > 0) or
+        // [-1, n - 1] (step < 0, where -1 means "before the first element").
         auto clamp = [&](std::int64_t v) {
           __int128 w = v < 0 ? static_cast<__int128>(v) + n : v;
-          return static_cast<std::int64_t>(std::clamp<__int128>(w, 0, n));
+          return step > 0 ? std::clamp<__int128>(w, 0, n) : std::clamp<__int128>(w, -1, n - 1);
         };
         std::vector<double> want;
-        for (__int128 i = clamp(start); i < clamp(stop); i += step)
-          want.push_back(static_cast<double>(i));
+        if (step > 0)
+          for (__int128 i = clamp(start); i < clamp(stop); i += step)
+            want.push_back(static_cast<double>(i));
+        else
+          for (__int128 i = clamp(start); i > clamp(stop); i += step)
+            want.push_back(static_cast<double>(i));
         Tensor s = slice(x, 0, start, stop, step);
         ASSERT_EQ(values(s), want) << "start " << start << " stop " << stop << " step " << step;
       }
-  for (std::int64_t step : {std::int64_t{0}, std::int64_t{-1}, kMin})
-    expect_error(ErrorKind::InvalidArgument, [&] { slice(x, 0, 0, 5, step); }, {"slice", "step"});
+  expect_error(ErrorKind::InvalidArgument, [&] { slice(x, 0, 0, 5, 0); }, {"slice", "step"});
   expect_error(ErrorKind::InvalidArgument, [&] { slice(x, kMin, 0, 5); }, {"slice", "axis"});
   expect_error(ErrorKind::InvalidArgument, [&] { slice(x, kMax, 0, 5); }, {"slice", "axis"});
 }

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "common/expect_error.hpp"
 #include "common/reduce_table.hpp"
+#include "tenferro/autodiff.hpp"
 #include "tenferro/ops.hpp"
 
 using namespace tenferro;
@@ -137,4 +139,37 @@ TEST(Structural, BadInput) {
   expect_error(ErrorKind::InvalidArgument, [&] { diag_embed(scalar_tensor(1.0)); },
                {"diag_embed", "[] f64"});
   expect_error(ErrorKind::InvalidArgument, [&] { concatenate({a, Tensor()}); }, {"undefined"});
+}
+
+TEST(Structural, NegativeStepSlicesFlipAndRoll) {
+  Tensor x = arange(12).reshape({3, 4});
+  EXPECT_EQ(slice(x, 1, -1, std::numeric_limits<std::int64_t>::min(), -2).to_vector<double>(),
+            (std::vector<double>{3, 1, 7, 5, 11, 9}));
+  EXPECT_EQ(slice(x, 0, 1, -4, -1).to_vector<double>(),
+            (std::vector<double>{4, 5, 6, 7, 0, 1, 2, 3}));
+  Tensor s = slice(x, 1, 2, 0, -1);  // a view with a negative stride
+  EXPECT_EQ(s.storage().get(), x.storage().get());
+  EXPECT_EQ(s.strides()[1], -1);
+  EXPECT_EQ(s.to_vector<double>(), (std::vector<double>{2, 1, 6, 5, 10, 9}));
+  EXPECT_EQ((s + 0.0).to_vector<double>(), s.to_vector<double>());  // kernels read it too
+  EXPECT_EQ(flip(x).to_vector<double>(),
+            (std::vector<double>{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}));
+  EXPECT_EQ(flip(x, {0}).to_vector<double>(),
+            (std::vector<double>{8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3}));
+  EXPECT_EQ(flip(from_vector<bool>({true, false}, {2})).to_vector<bool>(),
+            (std::vector<bool>{false, true}));
+  EXPECT_EQ(roll(x, 1, 1).to_vector<double>(),
+            (std::vector<double>{3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10}));
+  EXPECT_EQ(roll(x, -1, 0).to_vector<double>(), roll(x, 2, 0).to_vector<double>());
+  EXPECT_EQ(roll(x, std::numeric_limits<std::int64_t>::min(), 1).to_vector<double>(),
+            x.to_vector<double>());  // 2^63 is a multiple of 4
+  EXPECT_EQ(roll(zeros({0, 2}), 3, 0).shape(), (Dims{0, 2}));
+  // Gradients: reversal and rotation are permutations of the cotangent.
+  Tensor w = arange(4).reshape({2, 2});
+  auto g = grad([&](std::span<const Tensor> in) { return sum(flip(in[0], {1}) * w); }, {ones({2, 2})});
+  EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{1, 0, 3, 2}));
+  auto gr = grad([&](std::span<const Tensor> in) { return sum(roll(in[0], 1, 1) * w); }, {ones({2, 2})});
+  EXPECT_EQ(gr[0].to_vector<double>(), (std::vector<double>{1, 0, 3, 2}));
+  expect_error(ErrorKind::InvalidArgument, [&] { flip(x, {0, -2}); }, {"flip", "more than once"});
+  expect_error(ErrorKind::InvalidArgument, [&] { roll(x, 1, 2); }, {"roll", "axis"});
 }

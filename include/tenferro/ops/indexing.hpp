@@ -1,5 +1,5 @@
-// Indexing: gather values at integer indices along an axis, scatter-add into an axis, and the
-// extremum together with its index.
+// Indexing: gather values at integer indices along an axis, scatter-add into an axis, masks,
+// one-hot encodings, and the extremum together with its index.
 //
 //   Tensor i = tenferro::argmax(scores, 1, true);                // [n, 1] i64
 //   Tensor best = tenferro::take_along_axis(scores, i, 1);       // [n, 1], differentiable
@@ -37,6 +37,23 @@ Tensor scatter_add(const Tensor& x, std::int64_t axis, const Tensor& indices, co
 /// scatter_add of whole slices: for each k, x[..., indices[k], ...] += src[..., k, ...] along
 /// `axis`; indices is rank 1 and src is x's shape with the axis replaced by indices' length.
 Tensor index_add(const Tensor& x, std::int64_t axis, const Tensor& indices, const Tensor& src);
+
+// ---- masks ----
+/// x with `value` where the bool `mask` (broadcast to x's shape; it may not enlarge it) is
+/// true. Any dtype of x; a non-bool mask is DTypeMismatch. Differentiable in x (0 where filled).
+Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
+/// [..., num_classes] with 1 at each index and 0 elsewhere, in `dtype` (default i64), as
+/// PyTorch's one_hot. Indices i32/i64 in [0, num_classes) (InvalidArgument naming the first bad
+/// one otherwise). Not differentiable.
+Tensor one_hot(const Tensor& indices, std::int64_t num_classes, DType dtype = DType::i64);
+/// The coordinates of the non-zero elements (NaN is non-zero) as i64 [count, rank], row-major
+/// order (NumPy's argwhere, PyTorch's nonzero). The shape depends on the values: eager only
+/// (Unsupported inside trace()).
+Tensor nonzero(const Tensor& x);
+/// The elements of x where `mask` is true, x and mask broadcast together, as a rank-1 tensor in
+/// row-major order. Eager only in the mask (Unsupported when the mask is traced); differentiable
+/// in x (a gather).
+Tensor masked_select(const Tensor& x, const Tensor& mask);
 
 /// Values and their i64 indices along one axis.
 struct ValuesIndices {

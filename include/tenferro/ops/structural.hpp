@@ -23,12 +23,20 @@ Tensor reshape(const Tensor& x, Dims shape);
 Tensor permute(const Tensor& x, Dims axes);
 /// Swaps two dimensions (default: the last two).
 Tensor transpose(const Tensor& x, std::int64_t a = -2, std::int64_t b = -1);
-/// Elements start, start+step, ... below stop along axis (step > 0; start/stop clamped to
-/// [0, size] after adding size to negative values, as in NumPy). Any int64 start/stop is
-/// accepted (INT64_MIN clamps to 0, INT64_MAX to size); a step at least the remaining extent,
-/// up to INT64_MAX, selects just the start element. step <= 0 is InvalidArgument.
+/// NumPy's basic slice start:stop:step along `axis`: elements start, start+step, ... before stop.
+/// A negative start/stop counts from the end; then, for step > 0, both clamp to [0, size] and
+/// the elements run upward below stop; for step < 0 both clamp to [-1, size - 1] and the
+/// elements run downward above stop (so slice(x, a, -1, INT64_MIN, -1) reverses axis a). Any
+/// int64 start/stop/step is accepted (a step beyond the extent selects just the start element);
+/// step 0 is InvalidArgument. A view (negative steps give negative strides).
 Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop,
              std::int64_t step = 1);
+/// x with the order of elements reversed along each of `axes` (negative counts from the end;
+/// empty: every axis), as NumPy's flip. A view; a repeated axis is InvalidArgument.
+Tensor flip(const Tensor& x, Dims axes = {});
+/// x shifted by `shift` positions along `axis` with wrap-around (NumPy's roll): out[i] =
+/// x[(i - shift) mod n]; any int64 shift. A fresh tensor.
+Tensor roll(const Tensor& x, std::int64_t shift, std::int64_t axis);
 /// NumPy broadcasting of x to `shape` (size-1 or missing leading dims expand; stride 0). A
 /// negative dimension or more than INT64_MAX elements is InvalidArgument, sizes that do not
 /// broadcast ShapeMismatch. The view may have far more elements than x has bytes; an op that
