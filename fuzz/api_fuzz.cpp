@@ -509,7 +509,7 @@ Tensor view(Bytes& in, const Tensor& x) {
     case 6:
       return unsqueeze(x, in.axis(x.rank() + 1));
     case 7:
-      return diag(x, in.param());
+      return diagonal(x, in.param());
     case 8:
       return diag_embed(x, in.param());
     case 9:

@@ -222,7 +222,7 @@ Tensor EinsumProgram::run(std::span<const Tensor> operands) const {
         out = permute(x, in.dims);
         break;
       case EinsumInstr::Op::diag:
-        out = diag(x, 0);
+        out = diagonal(x, 0);
         break;
       case EinsumInstr::Op::sum:
         out = sum(x, in.dims);

@@ -120,7 +120,7 @@ void SvdPrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> outpu
   const SvdParts p = svd_parts(a, U, Vh, uv_ && full_);
   if (p.k == 0) return;
   const Tensor dP = matmul(matmul(mH(p.Uk), da), p.V);
-  const Tensor dS = real_of(diag(dP));
+  const Tensor dS = real_of(diagonal(dP));
   if (!uv_) {
     out_t[0] = dS;
     return;
@@ -219,7 +219,7 @@ void EighPrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> outp
       v_ ? outputs[1]
          : eigh(primals[0], EighOptions{lower_ ? Uplo::lower : Uplo::upper, eps_}).eigenvectors;
   const Tensor dP = matmul(matmul(mH(V), hermitian_from_triangle(t[0], lower_)), V);
-  out_t[0] = real_of(diag(dP));
+  out_t[0] = real_of(diagonal(dP));
   if (v_) out_t[1] = matmul(V, inverse_gaps(outputs[0], eps_) * dP);
 }
 
@@ -278,7 +278,7 @@ void QrPrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> output
   const Tensor N = triangular_solve(R, t[0], /*upper=*/true, /*left=*/false);  // dA R^-1
   const Tensor M = matmul(mH(Q), N);
   const Tensor L = tril(M, -1);
-  const Tensor Omega = L - mH(L) + diag_embed(i_im(diag(M)));
+  const Tensor Omega = L - mH(L) + diag_embed(i_im(diagonal(M)));
   out_t[0] = matmul(Q, Omega) + N - matmul(Q, M);
   out_t[1] = triu(matmul(M - Omega, R));
 }
@@ -298,7 +298,7 @@ void QrPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> output
   Tensor X;
   if (gQ.defined()) X = matmul(mH(Q), gQ);
   if (gR.defined()) X = X.defined() ? X - matmul(gR, mH(R)) : -matmul(gR, mH(R));
-  const Tensor Omega_star = tril(X - mH(X), -1) + diag_embed(i_im(diag(X)));
+  const Tensor Omega_star = tril(X - mH(X), -1) + diag_embed(i_im(diagonal(X)));
   Tensor gN = matmul(Q, Omega_star - X);
   if (gQ.defined()) gN = gN + gQ;
   in_ct[0] = triangular_solve(mH(R), gN, /*upper=*/false, /*left=*/false);  // gN R^-H

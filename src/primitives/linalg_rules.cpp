@@ -40,12 +40,12 @@ Tensor broadened_inverse(const Tensor& s, double eps) {
 
 Tensor hermitian_from_triangle(const Tensor& x, bool lower) {
   const Tensor strict = lower ? tril(x, -1) : triu(x, 1);
-  return strict + mH(strict) + diag_embed(re(diag(x)));
+  return strict + mH(strict) + diag_embed(re(diagonal(x)));
 }
 
 Tensor triangle_cotangent(const Tensor& g, bool lower) {
   const Tensor both = g + mH(g);
-  return (lower ? tril(both, -1) : triu(both, 1)) + diag_embed(re(diag(g)));
+  return (lower ? tril(both, -1) : triu(both, 1)) + diag_embed(re(diagonal(g)));
 }
 
 Tensor read_triangle(const Tensor& x, bool upper, bool unit_diagonal) {

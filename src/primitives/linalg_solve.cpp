@@ -46,7 +46,7 @@ void CholeskyPrim::jvp(std::span<const Tensor>, std::span<const Tensor> outputs,
   const Tensor& L = outputs[0];
   const Tensor Y = triangular_solve(L, hermitian_from_triangle(t[0], true), false, true);
   const Tensor Z = triangular_solve(mH(L), Y, true, false);  // L^-1 dA L^-H
-  out_t[0] = matmul(L, tril(Z, -1) + diag_embed(re(diag(Z)) * 0.5));
+  out_t[0] = matmul(L, tril(Z, -1) + diag_embed(re(diagonal(Z)) * 0.5));
 }
 
 void CholeskyPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
@@ -59,7 +59,7 @@ void CholeskyPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> 
   }
   const Tensor& L = outputs[0];
   const Tensor X = matmul(mH(L), ct[0]);
-  const Tensor Phi = tril(X, -1) + diag_embed(re(diag(X)) * 0.5);
+  const Tensor Phi = tril(X, -1) + diag_embed(re(diagonal(X)) * 0.5);
   const Tensor W = triangular_solve(L, Phi, false, false);  // Phi L^-1
   const Tensor G = triangular_solve(mH(L), W, true, true);  // L^-H Phi L^-1
   in_ct[0] = triangle_cotangent(G, true);
@@ -166,7 +166,7 @@ void SlogdetPrim::execute(ExecContext& ctx, std::span<const Tensor> in,
 void SlogdetPrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
                       std::span<const Tensor> t, std::span<Tensor> out_t) const {
   if (!t[0].defined()) return;
-  const Tensor tr = sum(diag(solve(primals[0], t[0])), {-1});
+  const Tensor tr = sum(diagonal(solve(primals[0], t[0])), {-1});
   out_t[1] = real_of(tr);
   if (is_complex(primals[0].dtype())) out_t[0] = outputs[0] * i_im(tr);
 }

@@ -2,9 +2,11 @@
 // indices), and the data-dependent nonzero / masked_select, which run eagerly only.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/contiguous.hpp"
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/elementwise.hpp"
@@ -45,18 +47,19 @@ class OneHotPrim final : public PrimitiveWith<OneHotPrim> {
     std::memset(out[0].data_ptr(), 0,
                 static_cast<std::size_t>(out[0].numel()) * dtype_size(dtype_));
     if (in[0].numel() == 0) return;
-    std::vector<I> idx(static_cast<std::size_t>(in[0].numel()));
-    copy_to_contiguous(in[0], idx.data(), DType::i64);
+    std::unique_ptr<I[]> hold;
+    const I* idx = contiguous_or_held<I>(in[0], hold, "one_hot");
+    const I count = in[0].numel();
     visit_dtype(dtype_, [&](auto z) {
       using T = decltype(z);
       T* o = static_cast<T*>(out[0].data_ptr());
-      for (std::size_t k = 0; k < idx.size(); ++k) {
+      for (I k = 0; k < count; ++k) {
         if (idx[k] < 0 || idx[k] >= classes_)
-          throw Error(ErrorKind::InvalidArgument,
-                      "one_hot: index " + std::to_string(idx[k]) + " at flat position " +
-                          std::to_string(k) + " of " + describe(in) + " is outside [0, " +
-                          std::to_string(classes_) + ")");
-        o[static_cast<I>(k) * classes_ + idx[k]] = T(1);
+          throw Error(ErrorKind::InvalidArgument, "one_hot: index " + std::to_string(idx[k]) +
+                                                      " at flat position " + std::to_string(k) +
+                                                      " of " + describe(in) + " is outside [0, " +
+                                                      std::to_string(classes_) + ")");
+        o[k * classes_ + idx[k]] = T(1);
       }
     });
   }

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/alloc.hpp"
+#include "core/contiguous.hpp"
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/elementwise.hpp"
@@ -12,16 +13,6 @@ namespace tenferro::detail {
 namespace {
 
 using I = std::int64_t;
-
-// A contiguous array of dtype D holding t's elements (t's own memory when already so).
-template <class D>
-const D* contiguous_as(const Tensor& t, std::unique_ptr<D[]>& hold) {
-  if (t.is_contiguous() && t.dtype() == dtype_v<D>) return static_cast<const D*>(t.data_ptr());
-  hold.reset(
-      new D[checked_bytes(t.numel(), dtype_v<D>, "reduce") / sizeof(D)]);  // Note [Byte counts]
-  copy_to_contiguous(t, hold.get(), dtype_v<D>);
-  return hold.get();
-}
 
 // ---- run gather/scatter for the derived-value primitives ----
 // A view of t with the kept axes first and the `reduced` axes last; O runs of n elements.
@@ -66,8 +57,8 @@ class TieWeightsPrim final : public PrimitiveWith<TieWeightsPrim> {
         I outer, n;
         Tensor xv = runs_view(in[0], reduced_, outer, n);
         std::unique_ptr<T[]> hx, hy;
-        const T* x = contiguous_as<T>(xv, hx);
-        const T* y = contiguous_as<T>(in[1], hy);
+        const T* x = contiguous_or_held<T>(xv, hx, "reduce");
+        const T* y = contiguous_or_held<T>(in[1], hy, "reduce");
         std::unique_ptr<T[]> w(new T[static_cast<std::size_t>(outer * n)]);
         for (I o = 0; o < outer; ++o) {
           I count = 0;
@@ -139,8 +130,10 @@ class ProdOthersPrim final : public PrimitiveWith<ProdOthersPrim<Tangent>> {
       using T = decltype(z);
       I outer, n;
       std::unique_ptr<T[]> hx, ht;
-      const T* x = contiguous_as<T>(runs_view(in[0], reduced_, outer, n), hx);
-      const T* t = Tangent ? contiguous_as<T>(runs_view(in[1], reduced_, outer, n), ht) : nullptr;
+      const T* x = contiguous_or_held<T>(runs_view(in[0], reduced_, outer, n), hx, "reduce");
+      const T* t = Tangent
+                       ? contiguous_or_held<T>(runs_view(in[1], reduced_, outer, n), ht, "reduce")
+                       : nullptr;
       std::unique_ptr<T[]> r(new T[static_cast<std::size_t>(outer * n)]);
       prod_others_runs<T, Tangent>(x, t, outer, n, r.get());
       scatter_runs<T>(out[0], reduced_, r.get());

@@ -1,12 +1,15 @@
-// Diagonals and triangles of the last two dims (batched): diag (a view), diag_embed, tril, triu.
+// Diagonals and triangles of the last two dims (batched): diagonal (a view; other axis pairs are a
+// permute first), NumPy's diag (rank 1 -> matrix, rank 2 -> diagonal), diag_embed, tril, triu.
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
 
+#include "core/contiguous.hpp"
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/structural_prims.hpp"
+#include "primitives/view_primitive.hpp"
 #include "tenferro/ops/structural.hpp"
 
 namespace tenferro {
@@ -51,32 +54,23 @@ Tensor diag_view(const Tensor& x, I k) {
 
 class DiagEmbedPrim;
 
-class DiagPrim final : public PrimitiveWith<DiagPrim> {
+// The diagonal of the last two dims (other axis pairs permute first, see diagonal()).
+class DiagPrim final : public ViewPrimitive<DiagPrim> {
  public:
-  bool accepts_integers() const override { return true; }  // moves elements only
   explicit DiagPrim(I k) : k_(k) {}
-  std::string_view name() const override { return "diag"; }
+  std::string_view name() const override { return "diagonal"; }
   std::string params() const override { return "offset=" + std::to_string(k_); }
   auto key() const { return std::tie(k_); }
-  void infer(std::span<const Tensor> in, SpecList& out) const override {
-    require_matrix(in[0], "diag");
+  Dims view_shape(const Tensor& x) const {
+    require_matrix(x, "diagonal");
     Dims shape, strides;
     I offset;
-    diag_geometry(in[0], k_, shape, strides, offset);
-    out.push_back({in[0].dtype(), std::move(shape)});
+    diag_geometry(x, k_, shape, strides, offset);
+    return shape;
   }
-  bool try_view(const Tensor& x, Tensor& out) const override {
-    require_matrix(x, "diag");
-    if (!x.has_storage()) return false;
-    out = diag_view(x, k_);
-    return true;
-  }
-  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    copy_to_contiguous(diag_view(in[0], k_), out[0].data_ptr(), out[0].dtype());
-  }
-  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
-           std::span<Tensor> out_t) const override {
-    if (t[0].defined()) out_t[0] = bind1(*this, {t[0]});
+  Tensor view_of(const Tensor& x) const {
+    require_matrix(x, "diagonal");
+    return diag_view(x, k_);
   }
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override;
@@ -128,10 +122,9 @@ class DiagEmbedPrim final : public PrimitiveWith<DiagEmbedPrim> {
     Tensor d = diag_view(out[0], k_);
     visit_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
-      std::unique_ptr<T[]> packed(new T[static_cast<std::size_t>(in[0].numel())]);
-      copy_to_contiguous(in[0], packed.get(), in[0].dtype());
+      std::unique_ptr<T[]> hold;
+      const T* src = contiguous_or_held<T>(in[0], hold, "diag_embed");
       T* dst = static_cast<T*>(out[0].data_ptr());
-      const T* src = packed.get();
       for_each_offset(d.shape(), d.strides(), d.offset(), [&](I off) { dst[off] = *src++; });
     });
   }
@@ -141,7 +134,7 @@ class DiagEmbedPrim final : public PrimitiveWith<DiagEmbedPrim> {
   }
   void vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override {
-    if (ct[0].defined()) in_ct[0] = diag(ct[0], k_);
+    if (ct[0].defined()) in_ct[0] = diagonal(ct[0], k_);
   }
 
  private:
@@ -216,8 +209,37 @@ std::shared_ptr<const Primitive> tri_primitive(bool lower, std::int64_t k) {
 
 }  // namespace detail
 
+Tensor diagonal(const Tensor& x, std::int64_t offset, std::int64_t axis1, std::int64_t axis2) {
+  if (!x.defined())
+    throw Error(ErrorKind::InvalidArgument, "diagonal: the input tensor is undefined");
+  detail::require_matrix(x, "diagonal");
+  const std::int64_t r = x.rank();
+  const std::int64_t a = detail::normalize_axis(axis1, r, "diagonal");
+  const std::int64_t b = detail::normalize_axis(axis2, r, "diagonal");
+  if (a == b)
+    throw Error(ErrorKind::InvalidArgument,
+                "diagonal: axis1 " + std::to_string(axis1) + " and axis2 " + std::to_string(axis2) +
+                    " are the same axis of " + detail::describe(std::span<const Tensor>(&x, 1)));
+  if (a == r - 2 && b == r - 1) return detail::bind1(detail::DiagPrim(offset), x);
+  // Other pairs: move (axis1, axis2) to the end (a view), so the one primitive and its rules
+  // serve every pair; the permute's own VJP puts the cotangent back.
+  Dims perm;
+  for (std::int64_t d = 0; d < r; ++d)
+    if (d != a && d != b) perm.push_back(d);
+  perm.push_back(a);
+  perm.push_back(b);
+  return detail::bind1(detail::DiagPrim(offset), permute(x, std::move(perm)));
+}
+
 Tensor diag(const Tensor& x, std::int64_t offset) {
-  return detail::bind1(detail::DiagPrim(offset), x);
+  if (!x.defined()) throw Error(ErrorKind::InvalidArgument, "diag: the input tensor is undefined");
+  if (x.rank() == 1) return diag_embed(x, offset);
+  if (x.rank() == 2) return diagonal(x, offset);
+  throw Error(ErrorKind::InvalidArgument,
+              "diag: expected a vector (rank 1, gives a matrix) or a matrix (rank 2, gives its "
+              "diagonal) as NumPy's diag, got " +
+                  detail::describe(std::span<const Tensor>(&x, 1)) +
+                  "; use diagonal() for batches of matrices, diag_embed() for batches of vectors");
 }
 Tensor diag_embed(const Tensor& v, std::int64_t offset) {
   return detail::bind1(detail::DiagEmbedPrim(offset, -1, -1), v);

@@ -3,6 +3,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/contiguous.hpp"
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/structural_prims.hpp"
@@ -81,13 +82,8 @@ class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
     for (const Tensor& t : in) {
       const I block = t.shape()[a] * inner * static_cast<I>(item);
       if (t.numel() > 0) {
-        std::unique_ptr<char[]> hold;
-        const char* src = static_cast<const char*>(t.data_ptr());
-        if (!t.is_contiguous()) {
-          hold.reset(new char[static_cast<std::size_t>(t.numel()) * item]);
-          copy_to_contiguous(t, hold.get(), t.dtype());
-          src = hold.get();
-        }
+        std::unique_ptr<std::byte[]> hold;
+        const std::byte* src = contiguous_or_held(t, hold, "concatenate");
         for (I o = 0; o < outer; ++o)
           std::memcpy(dst + o * row + at, src + o * block, static_cast<std::size_t>(block));
       }

@@ -1,14 +1,16 @@
 // Structural primitives whose eager result is a view: reshape, permute, slice (and its adjoint,
-// slice_embed), broadcast_to, copy.
-#include <limits>
+// slice_embed), broadcast_to (Note [View primitives]), and copy.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "core/alloc.hpp"
+#include "core/contiguous.hpp"
 #include "core/strided.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/rules.hpp"
 #include "primitives/structural_prims.hpp"
+#include "primitives/view_primitive.hpp"
 #include "tenferro/ops/structural.hpp"
 
 namespace tenferro {
@@ -93,6 +95,7 @@ bool view_strides(const Tensor& x, std::span<const std::int64_t> shape, Dims& st
   return true;
 }
 
+// Not a ViewPrimitive: a reshape is a view only when the strides allow it (view_strides).
 class ReshapePrim final : public PrimitiveWith<ReshapePrim> {
  public:
   bool accepts_integers() const override { return true; }  // moves elements only
@@ -144,37 +147,26 @@ Dims check_permutation(const Tensor& x, std::span<const std::int64_t> axes) {
   return norm;
 }
 
-class PermutePrim final : public PrimitiveWith<PermutePrim> {
+class PermutePrim final : public ViewPrimitive<PermutePrim> {
  public:
-  bool accepts_integers() const override { return true; }  // moves elements only
   explicit PermutePrim(Dims axes) : axes_(std::move(axes)) {}
   const Dims& axes() const noexcept { return axes_; }
   std::string_view name() const override { return "permute"; }
   std::string params() const override { return "axes=" + dims_to_string(axes_); }
   auto key() const { return std::tie(axes_); }
-  void infer(std::span<const Tensor> in, SpecList& out) const override {
-    Dims axes = check_permutation(in[0], axes_), shape;
-    for (auto a : axes) shape.push_back(in[0].shape()[static_cast<std::size_t>(a)]);
-    out.push_back({in[0].dtype(), std::move(shape)});
+  Dims view_shape(const Tensor& x) const {
+    Dims shape;
+    for (auto a : check_permutation(x, axes_))
+      shape.push_back(x.shape()[static_cast<std::size_t>(a)]);
+    return shape;
   }
-  bool try_view(const Tensor& x, Tensor& out) const override {
-    Dims axes = check_permutation(x, axes_), shape, strides;
-    for (auto a : axes) {
+  Tensor view_of(const Tensor& x) const {
+    Dims shape, strides;
+    for (auto a : check_permutation(x, axes_)) {
       shape.push_back(x.shape()[static_cast<std::size_t>(a)]);
       strides.push_back(x.strides()[static_cast<std::size_t>(a)]);
     }
-    if (!x.has_storage()) return false;
-    out = Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(), x.dtype());
-    return true;
-  }
-  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    Tensor v;
-    try_view(in[0], v);
-    copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
-  }
-  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
-           std::span<Tensor> out_t) const override {
-    out_t[0] = permute(t[0], axes_);
+    return Tensor(x.storage(), std::move(shape), std::move(strides), x.offset(), x.dtype());
   }
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override {
@@ -229,22 +221,21 @@ SliceGeometry slice_geometry(std::span<const std::int64_t> shape, const SlicePar
   return {static_cast<std::size_t>(axis), start, count, p.step};
 }
 
-class SlicePrim final : public PrimitiveWith<SlicePrim> {
+class SlicePrim final : public ViewPrimitive<SlicePrim> {
  public:
-  bool accepts_integers() const override { return true; }  // moves elements only
   explicit SlicePrim(SliceParams p) : p_(p) {}
+  std::int64_t step() const noexcept { return p_.step; }
   std::string_view name() const override { return "slice"; }
   std::string params() const override { return p_.text(); }
   auto key() const { return p_.key(); }
-  void infer(std::span<const Tensor> in, SpecList& out) const override {
-    SliceGeometry g = slice_geometry(in[0].shape(), p_, "slice");
-    Dims shape = in[0].shape();
-    shape[g.axis] = g.count;
-    out.push_back({in[0].dtype(), std::move(shape)});
-  }
-  bool try_view(const Tensor& x, Tensor& out) const override {
+  Dims view_shape(const Tensor& x) const {
     SliceGeometry g = slice_geometry(x.shape(), p_, "slice");
-    if (!x.has_storage()) return false;
+    Dims shape = x.shape();
+    shape[g.axis] = g.count;
+    return shape;
+  }
+  Tensor view_of(const Tensor& x) const {
+    SliceGeometry g = slice_geometry(x.shape(), p_, "slice");
     Dims shape = x.shape(), strides = x.strides();
     shape[g.axis] = g.count;
     // An empty result keeps the input's offset (its strides address nothing).
@@ -253,17 +244,7 @@ class SlicePrim final : public PrimitiveWith<SlicePrim> {
     // With two or more elements step < size, so the product stays within the input's extent;
     // a dimension of size <= 1 keeps its stride (never used, and step * stride may overflow).
     if (g.count > 1) strides[g.axis] *= g.step;
-    out = Tensor(x.storage(), std::move(shape), std::move(strides), offset, x.dtype());
-    return true;
-  }
-  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    Tensor v;
-    try_view(in[0], v);
-    copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
-  }
-  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
-           std::span<Tensor> out_t) const override {
-    out_t[0] = bind1(*this, {t[0]});
+    return Tensor(x.storage(), std::move(shape), std::move(strides), offset, x.dtype());
   }
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override;
@@ -292,16 +273,14 @@ class SliceEmbedPrim final : public PrimitiveWith<SliceEmbedPrim> {
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     std::memset(out[0].data_ptr(), 0,
                 static_cast<std::size_t>(out[0].numel()) * dtype_size(out[0].dtype()));
-    Tensor region;
-    SlicePrim(p_).try_view(out[0], region);
+    const Tensor region = SlicePrim(p_).view_of(out[0]);
     visit_dtype(in[0].dtype(), [&](auto z) {
       using T = decltype(z);
-      std::unique_ptr<T[]> packed(new T[static_cast<std::size_t>(in[0].numel())]);
-      copy_to_contiguous(in[0], packed.get(), in[0].dtype());
+      std::unique_ptr<T[]> hold;
+      const T* src = contiguous_or_held<T>(in[0], hold, "slice_embed");
       T* dst = static_cast<T*>(region.data_ptr());
-      std::size_t k = 0;
       for_each_offset(region.shape(), region.strides(), 0,
-                      [&](std::int64_t off) { dst[off] = packed[k++]; });
+                      [&](std::int64_t off) { dst[off] = *src++; });
     });
   }
   void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
@@ -338,35 +317,23 @@ void check_broadcast(const Tensor& x, std::span<const std::int64_t> shape) {
                     dims_to_string(shape) + "; expected each dim to match or be 1 (NumPy rules)");
 }
 
-class BroadcastToPrim final : public PrimitiveWith<BroadcastToPrim> {
+class BroadcastToPrim final : public ViewPrimitive<BroadcastToPrim> {
  public:
-  bool accepts_integers() const override { return true; }  // moves elements only
   explicit BroadcastToPrim(Dims shape) : shape_(std::move(shape)) {}
   std::string_view name() const override { return "broadcast_to"; }
   std::string params() const override { return "shape=" + dims_to_string(shape_); }
   auto key() const { return std::tie(shape_); }
-  void infer(std::span<const Tensor> in, SpecList& out) const override {
-    check_broadcast(in[0], shape_);
-    out.push_back({in[0].dtype(), shape_});
-  }
-  bool try_view(const Tensor& x, Tensor& out) const override {
+  Dims view_shape(const Tensor& x) const {
     check_broadcast(x, shape_);
-    if (!x.has_storage()) return false;
+    return shape_;
+  }
+  Tensor view_of(const Tensor& x) const {
+    check_broadcast(x, shape_);
     std::size_t lead = shape_.size() - x.shape().size();
     Dims strides(shape_.size(), 0);
     for (std::size_t i = 0; i < x.shape().size(); ++i)
       strides[lead + i] = x.shape()[i] == 1 ? 0 : x.strides()[i];
-    out = Tensor(x.storage(), shape_, std::move(strides), x.offset(), x.dtype());
-    return true;
-  }
-  void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
-    Tensor v;
-    try_view(in[0], v);
-    copy_to_contiguous(v, out[0].data_ptr(), out[0].dtype());
-  }
-  void jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor> t,
-           std::span<Tensor> out_t) const override {
-    out_t[0] = broadcast_to(t[0], shape_);
+    return Tensor(x.storage(), shape_, std::move(strides), x.offset(), x.dtype());
   }
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override {
@@ -399,6 +366,11 @@ class CopyPrim final : public PrimitiveWith<CopyPrim> {
 };
 
 }  // namespace
+
+bool is_forward_slice(const Primitive& p) {
+  const auto* s = dynamic_cast<const SlicePrim*>(&p);
+  return s != nullptr && s->step() > 0;
+}
 
 bool is_identity_permute(const Primitive& p, std::size_t rank) {
   const auto* perm = dynamic_cast<const PermutePrim*>(&p);

@@ -90,9 +90,12 @@ Program fold_shapes(const Program& p) {
         node.inputs[0] = out.nodes[static_cast<std::size_t>(prod)].inputs[0];
         in = static_cast<std::size_t>(node.inputs[0]);
       }
+      // An equal spec means "unchanged" except for a permute that moves axes of equal size and
+      // a reversing (negative-step) slice.
       if (specs[in] == node.specs[0] &&
           (node.name() != "permute" ||
-           detail::is_identity_permute(*node.primitive, specs[in].shape.size()))) {
+           detail::is_identity_permute(*node.primitive, specs[in].shape.size())) &&
+          (node.name() != "slice" || detail::is_forward_slice(*node.primitive))) {
         subst[static_cast<std::size_t>(node.outputs[0])] = node.inputs[0];
         continue;
       }

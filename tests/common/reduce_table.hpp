@@ -182,7 +182,7 @@ inline RefTensor stack(std::span<const RefTensor> in, std::int64_t axis) {
   return concat(u, a);
 }
 // Element (i, j) of the last two dims, offset k: on diagonal when j - i == k.
-inline RefTensor diag(const RefTensor& x, std::int64_t k) {
+inline RefTensor diagonal(const RefTensor& x, std::int64_t k) {
   const std::size_t r = x.shape.size();
   const std::int64_t m = x.shape[r - 2], n = x.shape[r - 1];
   std::int64_t len = 0;
@@ -222,6 +222,56 @@ inline RefTensor tri(const RefTensor& x, std::int64_t k, bool lower) {
   }
   return out;
 }
+// out[idx] = x[idx with idx[a] -> n - 1 - idx[a]] for each flipped axis a.
+inline RefTensor flip(const RefTensor& x, std::initializer_list<std::size_t> axes) {
+  RefTensor out{x.shape, {}};
+  for (std::int64_t e = 0; e < ref_numel(x.shape); ++e) {
+    Dims idx = unravel(e, x.shape);
+    for (std::size_t a : axes) idx[a] = x.shape[a] - 1 - idx[a];
+    out.v.push_back(x.v[static_cast<std::size_t>(ravel(idx, x.shape))]);
+  }
+  return out;
+}
+// out[i] = x[(i - shift) mod n] along axis a.
+inline RefTensor roll(const RefTensor& x, std::int64_t shift, std::size_t a) {
+  RefTensor out{x.shape, {}};
+  const std::int64_t n = x.shape[a];
+  for (std::int64_t e = 0; e < ref_numel(x.shape); ++e) {
+    Dims idx = unravel(e, x.shape);
+    idx[a] = (((idx[a] - shift) % n) + n) % n;
+    out.v.push_back(x.v[static_cast<std::size_t>(ravel(idx, x.shape))]);
+  }
+  return out;
+}
+// The elements at the listed positions of axis a, in that order.
+inline RefTensor pick(const RefTensor& x, std::size_t a, std::initializer_list<std::int64_t> at) {
+  RefTensor out{x.shape, {}};
+  out.shape[a] = static_cast<std::int64_t>(at.size());
+  for (std::int64_t e = 0; e < ref_numel(out.shape); ++e) {
+    Dims idx = unravel(e, out.shape);
+    idx[a] = at.begin()[idx[a]];
+    out.v.push_back(x.v[static_cast<std::size_t>(ravel(idx, x.shape))]);
+  }
+  return out;
+}
+// The diagonal of the plane (a, b), k = 0, appended as the last axis of the remaining axes.
+inline RefTensor diagonal_of(const RefTensor& x, std::size_t a, std::size_t b) {
+  Dims rest;
+  for (std::size_t d = 0; d < x.shape.size(); ++d)
+    if (d != a && d != b) rest.push_back(x.shape[d]);
+  const std::int64_t len = std::min(x.shape[a], x.shape[b]);
+  RefTensor out{rest, {}};
+  out.shape.push_back(len);
+  for (std::int64_t e = 0; e < ref_numel(out.shape); ++e) {
+    const Dims o = unravel(e, out.shape);
+    Dims idx(x.shape.size(), 0);
+    std::size_t r = 0;
+    for (std::size_t d = 0; d < x.shape.size(); ++d)
+      idx[d] = (d == a || d == b) ? o.back() : o[r++];
+    out.v.push_back(x.v[static_cast<std::size_t>(ravel(idx, x.shape))]);
+  }
+  return out;
+}
 }  // namespace ref_structural
 
 inline const std::vector<StructuralRow>& structural_table() {
@@ -257,15 +307,15 @@ inline const std::vector<StructuralRow>& structural_table() {
        {{2, 4}, {2, 4}},
        [](S t) { return stack(t, 1); },
        [](R t) { return stack(t, 1); }},
-      {"diag", {{3, 3}}, [](S t) { return diag(t[0]); }, [](R t) { return diag(t[0], 0); }},
+      {"diag", {{3, 3}}, [](S t) { return diagonal(t[0]); }, [](R t) { return diagonal(t[0], 0); }},
       {"diag_offset1_rect",
        {{3, 4}},
-       [](S t) { return diag(t[0], 1); },
-       [](R t) { return diag(t[0], 1); }},
+       [](S t) { return diagonal(t[0], 1); },
+       [](R t) { return diagonal(t[0], 1); }},
       {"diag_batched_neg",
        {{2, 4, 3}},
-       [](S t) { return diag(t[0], -2); },
-       [](R t) { return diag(t[0], -2); }},
+       [](S t) { return diagonal(t[0], -2); },
+       [](R t) { return diagonal(t[0], -2); }},
       {"diag_embed",
        {{3}},
        [](S t) { return diag_embed(t[0]); },
@@ -278,6 +328,52 @@ inline const std::vector<StructuralRow>& structural_table() {
        {{2}},
        [](S t) { return diag_embed(t[0], 2); },
        [](R t) { return diag_embed(t[0], 2); }},
+      {"flip_all_3d",
+       {{2, 3, 4}},
+       [](S t) { return flip(t[0]); },
+       [](R t) {
+         return flip(t[0], {0, 1, 2});
+       }},
+      {"flip_axes_neg",
+       {{3, 4}},
+       [](S t) { return flip(t[0], {-1}); },
+       [](R t) { return flip(t[0], {1}); }},
+      {"roll_axis1",
+       {{2, 5}},
+       [](S t) { return roll(t[0], 7, 1); },
+       [](R t) { return roll(t[0], 7, 1); }},
+      {"roll_negative_axis0",
+       {{4, 3}},
+       [](S t) { return roll(t[0], -1, 0); },
+       [](R t) { return roll(t[0], -1, 0); }},
+      {"slice_step_minus2",
+       {{3, 5}},
+       [](S t) { return slice(t[0], 1, 4, 0, -2); },
+       [](R t) {
+         return pick(t[0], 1, {4, 2});
+       }},
+      {"slice_reverse_from_neg",
+       {{5, 2}},
+       [](S t) { return slice(t[0], 0, -2, -6, -1); },
+       [](R t) {
+         return pick(t[0], 0, {3, 2, 1, 0});
+       }},
+      {"diagonal_axes_0_2",
+       {{3, 2, 4}},
+       [](S t) { return diagonal(t[0], 0, 0, 2); },
+       [](R t) { return diagonal_of(t[0], 0, 2); }},
+      {"diagonal_axes_2_0",
+       {{3, 2, 3}},
+       [](S t) { return diagonal(t[0], 0, -1, 0); },
+       [](R t) { return diagonal_of(t[0], 2, 0); }},
+      {"diag_numpy_vector",
+       {{3}},
+       [](S t) { return diag(t[0], -1); },
+       [](R t) { return diag_embed(t[0], -1); }},
+      {"diag_numpy_matrix",
+       {{3, 4}},
+       [](S t) { return diag(t[0], 1); },
+       [](R t) { return diagonal(t[0], 1); }},
       {"tril", {{3, 4}}, [](S t) { return tril(t[0]); }, [](R t) { return tri(t[0], 0, true); }},
       {"tril_batched_neg",
        {{2, 3, 3}},

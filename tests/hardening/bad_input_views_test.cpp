@@ -51,7 +51,7 @@ TEST(BadInput, ViewConstructorRejectsOverflowingStridesAndOffsets) {
   EXPECT_EQ(rev.numel(), 4);
   Tensor end(s, {0}, {kMax}, 4, DType::f64);
   EXPECT_EQ(end.numel(), 0);
-  EXPECT_EQ(diag(one).numel(), 1);  // before: strides kMax + kMin computed for the diagonal
+  EXPECT_EQ(diagonal(one).numel(), 1);  // before: strides kMax + kMin computed for the diagonal
 }
 
 // Strides that address nothing may be anything, but they used to reach offset arithmetic:
@@ -71,7 +71,7 @@ TEST(BadInput, StridesThatAddressNothingAreNormalised) {
   Tensor e(s, {0, 5}, {1, kMax}, 0, DType::f64);
   EXPECT_EQ(e.strides(), (Dims{5, 1}));
   EXPECT_EQ(slice(e, 1, 3, 5).shape(), (Dims{0, 2}));
-  EXPECT_EQ(diag(Tensor(s, {0, 3, 3}, {kMax, kMin, kMax}, 0, DType::f64), -2).shape(),
+  EXPECT_EQ(diagonal(Tensor(s, {0, 3, 3}, {kMax, kMin, kMax}, 0, DType::f64), -2).shape(),
             (Dims{0, 1}));
 }
 
@@ -262,8 +262,8 @@ TEST(BadInput, SqueezeUnsqueezeTransposeExtremeAxes) {
 // (-INT64_MIN) and in tril/triu's column bound (i + INT64_MAX).
 TEST(BadInput, DiagonalAndTriangleExtremeOffsets) {
   Tensor m = reshape(arange(6), {2, 3});
-  EXPECT_EQ(diag(m, kMin).shape(), (Dims{0}));
-  EXPECT_EQ(diag(m, kMax).shape(), (Dims{0}));
+  EXPECT_EQ(diagonal(m, kMin).shape(), (Dims{0}));
+  EXPECT_EQ(diagonal(m, kMax).shape(), (Dims{0}));
   EXPECT_EQ(values(tril(m, kMax)), values(m));
   EXPECT_EQ(values(triu(m, kMin)), values(m));
   EXPECT_EQ(values(tril(m, kMin)), std::vector<double>(6, 0.0));

@@ -139,7 +139,7 @@ TEST(LinalgEigh, RepeatedEigenvaluesAndEmpty) {
     expect_eigh(eye(4, dt) * 3.0, true, "3 I");
     const Tensor q = qr(random({3, 3}, 9, dt)).Q;
     const Tensor d = cast(from_values({1, 1, 2}, {3}), dt);
-    expect_eigh(matmul(q * unsqueeze(d, -2), mH(q)), true, "diag(1, 1, 2) rotated");
+    expect_eigh(matmul(q * unsqueeze(d, -2), mH(q)), true, "diagonal(1, 1, 2) rotated");
   }
   const EighResult e = eigh(zeros({2, 0, 0}));
   EXPECT_EQ(e.eigenvalues.shape(), (Dims{2, 0}));
@@ -163,7 +163,7 @@ TEST(LinalgQr, ReducedAndCompleteForEveryDtypeAndSize) {
         EXPECT_LE(max_abs(matmul(mH(r.Q), r.Q) - eye(q, dt)), t) << what;
         EXPECT_EQ(max_abs(tril(r.R, -1)), 0.0) << what << ": R is exactly upper triangular";
         if (is_complex(dt))  // LAPACK's convention: R's diagonal is real
-          for (c128 v : values(diag(r.R))) EXPECT_EQ(v.imag(), 0.0) << what;
+          for (c128 v : values(diagonal(r.R))) EXPECT_EQ(v.imag(), 0.0) << what;
       }
 }
 

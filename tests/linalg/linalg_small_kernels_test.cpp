@@ -382,7 +382,7 @@ template <class T>
 std::vector<Case<T>> hermitian_cases(int n, Rng& g) {
   using Re = real_t<T>;
   std::vector<Case<T>> cs;
-  auto herm_from = [&](const std::vector<Re>& d) {  // Q diag(d) Q^H, Q random unitary
+  auto herm_from = [&](const std::vector<Re>& d) {  // Q diagonal(d) Q^H, Q random unitary
     std::vector<T> q = orthonormal<T>(n, n, g), h(n * n, T(0));
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) {

@@ -21,7 +21,7 @@ TEST(LinalgCholesky, LowerAndUpperReadOneTriangle) {
       const Tensor L = cholesky(lower_only);
       EXPECT_EQ(max_abs(triu(L, 1)), 0.0) << what;
       EXPECT_LE(max_abs(matmul(L, mH(L)) - a), t) << what;
-      for (c128 v : values(diag(L))) EXPECT_GT(v.real(), 0.0) << what;
+      for (c128 v : values(diagonal(L))) EXPECT_GT(v.real(), 0.0) << what;
       const Tensor upper_only = triu(a) + tril(random({2, n, n}, 98, dt), -1);
       const Tensor U = cholesky(upper_only, true);
       EXPECT_EQ(max_abs(tril(U, -1)), 0.0) << what;

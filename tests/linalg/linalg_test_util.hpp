@@ -35,7 +35,7 @@ inline Tensor random(Dims shape, std::uint64_t seed, DType dt) { return randn(sh
 /// The Hermitian matrix one triangle of h defines.
 inline Tensor hermitian(const Tensor& h, bool lower = true) {
   const Tensor strict = lower ? tril(h, -1) : triu(h, 1);
-  const Tensor d = cast(cast(diag(h), real_dtype(h.dtype())), h.dtype());
+  const Tensor d = cast(cast(diagonal(h), real_dtype(h.dtype())), h.dtype());
   return strict + mH(strict) + diag_embed(d);
 }
 /// x x^H + n I: Hermitian positive definite.

@@ -212,7 +212,7 @@ TEST(LinalgAdDegenerate, EighWithARepeatedEigenvalue) {
       // with the conjugate-Wirtinger convention the gradient is 2 Re a_ii on the diagonal,
       // 4 a_ij on the read strict triangle (each entry stands for itself and its mirror) and 0 on
       // the unread one.
-      const Tensor re_diag = diag_embed(cast(cast(diag(a), DType::f64), d));
+      const Tensor re_diag = diag_embed(cast(cast(diagonal(a), DType::f64), d));
       const Tensor expected = (lower ? tril(a, -1) : triu(a, 1)) * 4.0 + re_diag * 2.0;
       EXPECT_TRUE(near(
           grad([uplo](std::span<const Tensor> in) { return sum_squares(eigvalsh(in[0], uplo)); },

@@ -7,6 +7,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/agreement.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
 #include "tenferro/ops.hpp"
@@ -31,8 +32,11 @@ TEST(Masking, MaskedFillBroadcastsTheMaskAndKeepsTheDtype) {
   EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{0, 1, 0, 0, 1, 0}));
   expect_error([&] { (void)masked_fill(x, cast(m, DType::i64), 0); }, ErrorKind::DTypeMismatch,
                {"masked_fill", "bool"});
-  expect_error([&] { (void)masked_fill(ones({3}), from_vector<bool>({true, false}, {2, 1}), 0.0); },
-               ErrorKind::ShapeMismatch, {});
+  expect_error(
+      [&] {
+        (void)masked_fill(ones({3}), from_vector<bool>({true, false}, {2, 1}), 0.0);
+      },
+      ErrorKind::ShapeMismatch, {});
   expect_error([&] { (void)masked_fill(ones({3}), ones({3}, DType::boolean), Scalar(0, 1)); },
                ErrorKind::DTypeMismatch, {"imaginary"});
 }
@@ -54,8 +58,9 @@ TEST(Masking, OneHotChecksItsIndices) {
   expect_error([] { (void)one_hot(ones({1}), 3); }, ErrorKind::DTypeMismatch, {"i32 or i64"});
   expect_error([&] { (void)one_hot(idx, -1); }, ErrorKind::InvalidArgument, {"negative"});
   // Traced: a fixed shape, so it is a primitive like any other.
-  Program p = trace([](std::span<const Tensor> in) { return std::vector<Tensor>{one_hot(in[0], 4)}; },
-                    {ValueSpec{{3}, DType::i64}});
+  Program p =
+      trace([](std::span<const Tensor> in) { return std::vector<Tensor>{one_hot(in[0], 4)}; },
+            {ValueSpec{{3}, DType::i64}});
   EXPECT_EQ(p({idx})[0].to_vector<i64>(), y.to_vector<i64>());
 }
 
@@ -76,8 +81,8 @@ TEST(Masking, NonzeroAndMaskedSelectAreRowMajorAndEagerOnly) {
   EXPECT_EQ(masked_select(v, from_vector<bool>({true, false}, {2, 1})).to_vector<double>(),
             (std::vector<double>{0, 1, 2}));
   EXPECT_EQ(masked_select(v, zeros({2, 3}, DType::boolean)).shape(), (Dims{0}));
-  auto g = grad([&](std::span<const Tensor> in) { return sum(masked_select(in[0], m) * 3.0); },
-                {v});
+  auto g =
+      grad([&](std::span<const Tensor> in) { return sum(masked_select(in[0], m) * 3.0); }, {v});
   EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{0, 3, 3, 0, 3, 3}));
   expect_error([&] { (void)masked_select(v, gt(v, 2.0).reshape({6})); }, ErrorKind::ShapeMismatch,
                {"masked_select"});
@@ -97,6 +102,29 @@ TEST(Masking, NonzeroAndMaskedSelectAreRowMajorAndEagerOnly) {
             {ValueSpec{{3}}});
       },
       ErrorKind::Unsupported, {"masked_select"});
+}
+
+}  // namespace
+}  // namespace tenferro::testing
+
+namespace tenferro::testing {
+namespace {
+
+// masked_fill, one_hot, flip, roll, a negative-step slice and diagonal inside one program.
+TEST(Masking, EagerPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
+  auto f = [](std::span<const Tensor> in) {
+    Tensor filled = masked_fill(in[0], gt(in[0], 0.5), -1.0);
+    Tensor hot = one_hot(in[1], 6, DType::f64);  // [5, 6]
+    Tensor r = roll(flip(filled, {0}), 2, 1);
+    return std::vector<Tensor>{
+        filled,    hot, r, slice(r, 1, -1, -7, -2), diagonal(matmul(hot, transpose(r)), 1),
+        sum(r * r)};
+  };
+  const Tensor x = randn({5, 6}, 12);
+  const Tensor idx = from_vector<i64>({5, 0, 2, 2, 1}, {5});
+  const Tensor in[2] = {x, idx};
+  expect_eager_prepared_scoped_bitwise(
+      f, {ValueSpec{{5, 6}, DType::f64}, ValueSpec{{5}, DType::i64}}, in);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "common/expect_error.hpp"
 #include "common/reduce_table.hpp"
 #include "tenferro/autodiff.hpp"
+#include "tenferro/einsum.hpp"
 #include "tenferro/ops.hpp"
 
 using namespace tenferro;
@@ -84,12 +85,12 @@ TEST(Structural, EdgeShapes) {
   EXPECT_EQ(concatenate({zeros({0, 2}), zeros({0, 2})}).shape(), (Dims{0, 2}));
   // diag is a view; an offset past the matrix gives an empty diagonal.
   Tensor m = arange(12).reshape({3, 4});
-  Tensor d = diag(m, 1);
+  Tensor d = diagonal(m, 1);
   EXPECT_EQ(d.storage().get(), m.storage().get());
   EXPECT_EQ(d.to_vector<double>(), (std::vector<double>{1, 6, 11}));
-  EXPECT_EQ(diag(m, 4).shape(), (Dims{0}));
-  EXPECT_EQ(diag(m, -3).shape(), (Dims{0}));
-  EXPECT_EQ(diag(m, -2).to_vector<double>(), (std::vector<double>{8}));
+  EXPECT_EQ(diagonal(m, 4).shape(), (Dims{0}));
+  EXPECT_EQ(diagonal(m, -3).shape(), (Dims{0}));
+  EXPECT_EQ(diagonal(m, -2).to_vector<double>(), (std::vector<double>{8}));
   EXPECT_EQ(diag_embed(zeros({2, 0}), 1).shape(), (Dims{2, 1, 1}));
   EXPECT_EQ(tril(zeros({2, 0, 3})).shape(), (Dims{2, 0, 3}));
   // tril + triu(k + 1) partitions the matrix.
@@ -135,7 +136,7 @@ TEST(Structural, BadInput) {
   expect_error(ErrorKind::InvalidArgument, [&] { stack({a, a}, 3); }, {"stack", "axis 3"});
   expect_error(ErrorKind::InvalidArgument, [&] { tril(v); }, {"tril", "[3] f64", "rank >= 2"});
   expect_error(ErrorKind::InvalidArgument, [&] { triu(scalar_tensor(1.0)); }, {"triu", "[] f64"});
-  expect_error(ErrorKind::InvalidArgument, [&] { diag(v); }, {"diag", "[3] f64"});
+  expect_error(ErrorKind::InvalidArgument, [&] { diagonal(v); }, {"diag", "[3] f64"});
   expect_error(ErrorKind::InvalidArgument, [&] { diag_embed(scalar_tensor(1.0)); },
                {"diag_embed", "[] f64"});
   expect_error(ErrorKind::InvalidArgument, [&] { concatenate({a, Tensor()}); }, {"undefined"});
@@ -166,10 +167,99 @@ TEST(Structural, NegativeStepSlicesFlipAndRoll) {
   EXPECT_EQ(roll(zeros({0, 2}), 3, 0).shape(), (Dims{0, 2}));
   // Gradients: reversal and rotation are permutations of the cotangent.
   Tensor w = arange(4).reshape({2, 2});
-  auto g = grad([&](std::span<const Tensor> in) { return sum(flip(in[0], {1}) * w); }, {ones({2, 2})});
+  auto g =
+      grad([&](std::span<const Tensor> in) { return sum(flip(in[0], {1}) * w); }, {ones({2, 2})});
   EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{1, 0, 3, 2}));
-  auto gr = grad([&](std::span<const Tensor> in) { return sum(roll(in[0], 1, 1) * w); }, {ones({2, 2})});
+  auto gr =
+      grad([&](std::span<const Tensor> in) { return sum(roll(in[0], 1, 1) * w); }, {ones({2, 2})});
   EXPECT_EQ(gr[0].to_vector<double>(), (std::vector<double>{1, 0, 3, 2}));
   expect_error(ErrorKind::InvalidArgument, [&] { flip(x, {0, -2}); }, {"flip", "more than once"});
   expect_error(ErrorKind::InvalidArgument, [&] { roll(x, 1, 2); }, {"roll", "axis"});
+}
+
+// diagonal on any axis pair with offsets (loop reference here), NumPy's diag, and their errors.
+TEST(Structural, DiagonalOfAnyAxisPairAndNumpyDiag) {
+  Tensor x = arange(24).reshape({2, 3, 4});
+  for (std::int64_t a : {0, 1, 2})
+    for (std::int64_t b : {0, 1, 2}) {
+      if (a == b) continue;
+      for (std::int64_t k = -3; k <= 4; ++k) {
+        Tensor d = diagonal(x, k, a, b);
+        const std::int64_t c = 3 - a - b, m = x.shape()[a], n = x.shape()[b];
+        std::vector<double> want;
+        std::int64_t len = 0;
+        for (std::int64_t i = 0; i < m; ++i)
+          if (i + k >= 0 && i + k < n) ++len;
+        for (std::int64_t r = 0; r < x.shape()[c]; ++r)
+          for (std::int64_t i = 0; i < m; ++i) {
+            if (i + k < 0 || i + k >= n) continue;
+            std::int64_t idx[3];
+            idx[a] = i;
+            idx[b] = i + k;
+            idx[c] = r;
+            want.push_back(static_cast<double>((idx[0] * 3 + idx[1]) * 4 + idx[2]));
+          }
+        const std::string what =
+            std::to_string(a) + "," + std::to_string(b) + " k " + std::to_string(k);
+        ASSERT_EQ(d.shape(), (Dims{x.shape()[c], len})) << what;
+        EXPECT_EQ(d.to_vector<double>(), want) << what;
+        EXPECT_EQ(d.storage().get(), x.storage().get()) << what;  // a view
+      }
+    }
+  // NumPy's diag: vector -> matrix, matrix -> diagonal.
+  Tensor v = from_vector<std::int32_t>({1, 2}, {2});
+  EXPECT_EQ(diag(v).to_vector<std::int32_t>(), (std::vector<std::int32_t>{1, 0, 0, 2}));
+  EXPECT_EQ(diag(v, 1).shape(), (Dims{3, 3}));
+  EXPECT_EQ(diag(diag(v, -1), -1).to_vector<std::int32_t>(), v.to_vector<std::int32_t>());
+  auto g = grad([](std::span<const Tensor> in) { return sum(diag(in[0]) * 2.0); }, {ones({3, 3})});
+  EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{2, 0, 0, 0, 2, 0, 0, 0, 2}));
+  auto gv = grad([](std::span<const Tensor> in) { return sum(diag(in[0], 1) * 3.0); }, {ones({2})});
+  EXPECT_EQ(gv[0].to_vector<double>(), (std::vector<double>{3, 3}));
+  expect_error(ErrorKind::InvalidArgument, [&] { diag(x); }, {"diag", "[2, 3, 4]", "diagonal()"});
+  expect_error(ErrorKind::InvalidArgument, [] { diag(scalar_tensor(1.0)); }, {"diag", "rank 1"});
+  expect_error(ErrorKind::InvalidArgument, [&] { diagonal(x, 0, 1, -2); },
+               {"diagonal", "same axis"});
+  expect_error(ErrorKind::InvalidArgument, [&] { diagonal(x, 0, 0, 3); }, {"diagonal", "axis"});
+  expect_error(ErrorKind::InvalidArgument, [&] { diagonal(v); }, {"diagonal", "[2] i32"});
+}
+
+// Reversed views have negative strides: every kernel family must read them as their contiguous
+// copies (GEMM providers pack them, reductions and elementwise loops walk them).
+TEST(Structural, KernelsReadNegativeStrideViewsAsTheirCopies) {
+  using Fn = Tensor (*)(const Tensor&);
+  const std::pair<const char*, Fn> ops[] = {
+      {"exp", [](const Tensor& t) { return exp(t); }},
+      {"add_broadcast", [](const Tensor& t) { return t + slice(t, 0, 0, 1); }},
+      {"sum_axis0", [](const Tensor& t) { return sum(t, {0}); }},
+      {"sum_all", [](const Tensor& t) { return sum(t); }},
+      {"max_axis1", [](const Tensor& t) { return max(t, {1}); }},
+      {"argmax", [](const Tensor& t) { return argmax(t, 1); }},
+      {"matmul_small",
+       [](const Tensor& t) {
+         const Tensor s = slice(slice(t, 0, 0, 4), 1, 0, 4);
+         return matmul(s, s);
+       }},
+      {"matmul_blas", [](const Tensor& t) { return matmul(t, transpose(t)); }},
+      {"einsum",
+       [](const Tensor& t) {
+         return einsum("ij,kj->ik", {t, t});
+       }},
+      {"concatenate",
+       [](const Tensor& t) {
+         return concatenate({t, t}, 1);
+       }},
+      {"svdvals", [](const Tensor& t) { return svdvals(slice(t, 1, 0, 6)); }},
+      {"copy", [](const Tensor& t) { return copy(t); }},
+  };
+  const Tensor x = randn({24, 20}, 77);
+  for (auto axes : {Dims{0}, Dims{1}, Dims{}}) {
+    const Tensor v = flip(x, axes);  // a view
+    ASSERT_EQ(v.storage().get(), x.storage().get());
+    const Tensor c = contiguous(v);
+    for (const auto& [name, f] : ops) {
+      const Tensor a = f(v), b = f(c);
+      ASSERT_EQ(a.shape(), b.shape()) << name;
+      EXPECT_TRUE(allclose(a, b, 1e-12, 1e-12)) << name << " axes " << dims_to_string(axes);
+    }
+  }
 }

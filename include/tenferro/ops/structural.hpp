@@ -52,7 +52,8 @@ Tensor contiguous(const Tensor& x);
 Tensor copy(const Tensor& x);
 
 // ---- Joining, diagonals, triangles (src/primitives/structural_join.cpp, structural_diag.cpp) ----
-// Outputs are fresh contiguous tensors, except diag(), which is a view (like NumPy's diagonal).
+// Outputs are fresh contiguous tensors, except diagonal() (and diag() of a matrix), which is a
+// view (like NumPy's diagonal).
 
 /// Joins `tensors` along an existing `axis` (negative counts from the end). All inputs must have
 /// the same rank (>= 1) and equal sizes on every other axis (ShapeMismatch); an empty list is
@@ -69,10 +70,17 @@ Tensor stack(std::span<const Tensor> tensors, std::int64_t axis = 0);
 inline Tensor stack(std::initializer_list<Tensor> tensors, std::int64_t axis = 0) {
   return stack(std::span<const Tensor>(tensors.begin(), tensors.size()), axis);
 }
-/// The diagonal of the last two dims (batched over leading dims): out[..., i] =
-/// x[..., i, i + offset] for offset >= 0, x[..., i - offset, i] for offset < 0. Shape
-/// [..., L] with L = max(0, min(m, n - offset)) (offset >= 0) or max(0, min(m + offset, n)).
-/// A view sharing x's storage. Rank < 2 is InvalidArgument.
+/// The diagonal of the plane (axis1, axis2), by default the last two dims (batched over the
+/// others, as torch.linalg.diagonal; pass 0, 1 for NumPy's default): with m = size(axis1), n =
+/// size(axis2), element i is x[.., i, .., i + offset, ..] for offset >= 0 and
+/// x[.., i - offset, .., i, ..] for offset < 0; the diagonal becomes the last axis, of length
+/// L = max(0, min(m, n - offset)) (offset >= 0) or max(0, min(m + offset, n)). A view sharing x's
+/// storage. Rank < 2, a bad axis or axis1 == axis2 is InvalidArgument.
+Tensor diagonal(const Tensor& x, std::int64_t offset = 0, std::int64_t axis1 = -2,
+                std::int64_t axis2 = -1);
+/// NumPy's diag: a vector (rank 1) gives the square matrix with it on diagonal `offset`
+/// (diag_embed), a matrix (rank 2) its diagonal `offset` (diagonal, a view). Any other rank is
+/// InvalidArgument (use diagonal / diag_embed for batches).
 Tensor diag(const Tensor& x, std::int64_t offset = 0);
 /// Square matrices with v's last dim on diagonal `offset` and zeros elsewhere (batched over
 /// leading dims): v of shape [..., L] gives [..., L + |offset|, L + |offset|]. Rank 0 is

@@ -1,0 +1,66 @@
+// The issue-level promise for every op: eager, traced + prepared, and inside an execution scope
+// give the same bits, at thread budgets 1 and 4.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <span>
+#include <vector>
+
+#include "tenferro/cpu.hpp"
+#include "tenferro/eager.hpp"
+#include "tenferro/trace.hpp"
+
+namespace tenferro::testing {
+
+/// Traces f at `specs`, then for budgets 1 and 4 compares, bitwise (dtype, shape, bytes), f run
+/// eagerly on that backend, the prepared program run on a Runtime over it, and f inside
+/// with_execution_scope (called three times: the later calls hit the eager cache) against f run
+/// eagerly on the default backend. Returns the reference outputs.
+template <class F>
+std::vector<Tensor> expect_eager_prepared_scoped_bitwise(F f, std::vector<ValueSpec> specs,
+                                                         std::span<const Tensor> in) {
+  Program p = trace(f, specs);
+  const std::vector<Tensor> ref = f(in);
+  for (int threads : {1, 4}) {
+    CpuBackend b(CpuBackendOptions{.threads = threads});
+    Runtime rt(b);
+    PreparedProgram plan = rt.prepare(p);
+    std::vector<Tensor> eager, prepared, scoped;
+    {
+      BackendGuard use(b);
+      eager = f(in);
+    }
+    prepared = rt.run(plan, in);
+    b.with_execution_scope([&] {
+      BackendGuard use(b);
+      scoped = f(in);
+      (void)f(in);
+      scoped = f(in);
+    });
+    EXPECT_EQ(eager.size(), ref.size());
+    EXPECT_EQ(prepared.size(), ref.size());
+    EXPECT_EQ(scoped.size(), ref.size());
+    for (std::size_t o = 0; o < ref.size(); ++o)
+      for (const std::vector<Tensor>* got : {&eager, &prepared, &scoped}) {
+        if (o >= got->size()) continue;
+        const Tensor& g = (*got)[o];
+        const char* which = got == &eager ? "eager" : got == &prepared ? "prepared" : "scoped";
+        if (g.dtype() != ref[o].dtype() || g.shape() != ref[o].shape()) {
+          ADD_FAILURE() << which << " output " << o << " threads " << threads << ": "
+                        << dtype_name(g.dtype()) << " " << dims_to_string(g.shape()) << ", want "
+                        << dtype_name(ref[o].dtype()) << " " << dims_to_string(ref[o].shape());
+          continue;
+        }
+        const Tensor gc = g.contiguous(), rc = ref[o].contiguous();
+        EXPECT_EQ(std::memcmp(gc.data_ptr(), rc.data_ptr(),
+                              static_cast<std::size_t>(g.numel()) * dtype_size(g.dtype())),
+                  0)
+            << which << " output " << o << " threads " << threads;
+      }
+  }
+  return ref;
+}
+
+}  // namespace tenferro::testing
