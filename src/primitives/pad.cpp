@@ -80,8 +80,9 @@ std::vector<std::vector<I>> index_maps(PadMode mode, const Dims& before, const D
   return maps;
 }
 
-// Calls f(out_flat, in_offset or -1) for every position of out_shape in row-major order, where
-// in_offset is the mapped input element's offset under `in_strides`.
+// Calls f(out_flat, in_offset, inside) for every position of out_shape in row-major order, where
+// in_offset is the mapped input element's offset under `in_strides` (negative strides give
+// negative offsets) and inside is false where the map says fill.
 template <class F>
 void for_each_mapped(const std::vector<std::vector<I>>& maps, const Dims& out_shape,
                      const Dims& in_strides, F&& f) {
@@ -89,7 +90,7 @@ void for_each_mapped(const std::vector<std::vector<I>>& maps, const Dims& out_sh
     if (s == 0) return;
   const std::size_t r = out_shape.size();
   if (r == 0) {
-    f(I{0}, I{0});
+    f(I{0}, I{0}, true);
     return;
   }
   Dims pos(r, 0);
@@ -108,7 +109,7 @@ void for_each_mapped(const std::vector<std::vector<I>>& maps, const Dims& out_sh
     const I s = in_strides[r - 1];
     for (I i = 0; i < out_shape[r - 1]; ++i, ++flat) {
       const I j = m[static_cast<std::size_t>(i)];
-      f(flat, fill || j < 0 ? I{-1} : base + j * s);
+      f(flat, base + j * s, !fill && j >= 0);
     }
     std::size_t d = r - 1;
     for (;;) {
@@ -189,7 +190,7 @@ class PadPrim final : public PrimitiveWith<PadPrim> {
       T* po = static_cast<T*>(out[0].data_ptr());
       const T fill = convert_element<T>(value_);
       for_each_mapped(maps, out[0].shape(), xs,
-                      [&](I k, I off) { po[k] = off < 0 ? fill : px[off]; });
+                      [&](I k, I off, bool inside) { po[k] = inside ? px[off] : fill; });
     });
   }
 
@@ -263,8 +264,8 @@ class PadAdjointPrim final : public PrimitiveWith<PadAdjointPrim> {
         std::vector<T> g(static_cast<std::size_t>(ct.numel()));
         copy_to_contiguous(ct, g.data(), ct.dtype());
         const auto maps = index_maps(mode_, before_, xshape, ct.shape());
-        for_each_mapped(maps, ct.shape(), xs, [&](I k, I off) {
-          if (off >= 0) po[off] = kernels::add_of(po[off], g[static_cast<std::size_t>(k)]);
+        for_each_mapped(maps, ct.shape(), xs, [&](I k, I off, bool inside) {
+          if (inside) po[off] = kernels::add_of(po[off], g[static_cast<std::size_t>(k)]);
         });
       }
     });
