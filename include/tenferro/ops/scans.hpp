@@ -5,7 +5,9 @@
 //   Tensor y = tenferro::pad(img, {{0, 0}, {2, 2}, {2, 2}}, tenferro::PadMode::reflect);
 //
 // dtypes: f32, f64, c64 and c128 keep their dtype; bool, i32 and i64 scans accumulate in and
-// return i64 (as sum, NumPy and PyTorch), wrapping on overflow (two's complement). pad keeps every
+// return i64 (as sum, NumPy and PyTorch), wrapping on overflow (two's complement); f32 and c64
+// scans accumulate in double precision and round each output (as PyTorch's CPU kernels). Each row
+// is scanned sequentially, so results are bitwise equal for every thread count. pad keeps every
 // dtype. Inputs may have any strides; results are fresh contiguous tensors.
 //
 // Autodiff (floating inputs; integer tensors carry no gradient): cumsum's reverse rule is the
