@@ -166,13 +166,17 @@ bool broadcast_shape(const Dims& a, const Dims& b, Dims& out) {
   return true;
 }
 
+// NumPy's rule in 128-bit arithmetic: negative bounds count from the end, then clamp to [0, n]
+// (step > 0) or [-1, n - 1] (step < 0).
 I slice_count(I n, I start, I stop, I step) {
-  auto clamp = [n](I v) {
+  const __int128 lo = step > 0 ? 0 : -1, hi = step > 0 ? n : n - 1;
+  auto clamp = [&](I v) {
     const __int128 w = v < 0 ? static_cast<__int128>(v) + n : v;
-    return static_cast<I>(std::clamp<__int128>(w, 0, n));
+    return std::clamp<__int128>(w, lo, hi);
   };
-  const __int128 a = clamp(start), b = clamp(stop);
-  return b > a ? static_cast<I>((b - a + step - 1) / step) : 0;
+  const __int128 a = clamp(start), b = clamp(stop), st = step;
+  if (step > 0) return b > a ? static_cast<I>((b - a + st - 1) / st) : 0;
+  return a > b ? static_cast<I>((a - b - st - 1) / -st) : 0;
 }
 
 // Reads every element of a small tensor through at<T>() (checks the view against ASan).

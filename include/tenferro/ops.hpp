@@ -7,4 +7,6 @@
 #include "tenferro/ops/indexing.hpp"
 #include "tenferro/ops/linalg.hpp"
 #include "tenferro/ops/reduce.hpp"
+#include "tenferro/ops/scans.hpp"
+#include "tenferro/ops/sorting.hpp"
 #include "tenferro/ops/structural.hpp"
