@@ -173,7 +173,8 @@ TEST(Scatter, DerivativesMatchFiniteDifferences) {
   const Tensor zx = randn({3, 4}, 9, DType::c128), zs = randn({3, 3}, 10, DType::c128);
   EXPECT_TRUE(adtest::check_vjp(f, {zx, zs}));
   EXPECT_TRUE(adtest::check_jvp(f, {zx, zs}));
-  // A smooth function around it, second order: forward over reverse.
+  // A smooth function around it, second order: forward over reverse (reverse over reverse is
+  // not supported by the library, docs/autodiff.md).
   auto h = [&](std::span<const Tensor> in) {
     return std::vector<Tensor>{grad(
         [&](std::span<const Tensor> v) {
@@ -183,7 +184,6 @@ TEST(Scatter, DerivativesMatchFiniteDifferences) {
         {in[0], in[1]})[1]};
   };
   EXPECT_TRUE(adtest::check_jvp(h, {randn({3, 4}, 11), randn({3, 3}, 12)}));
-  EXPECT_TRUE(adtest::check_vjp(h, {randn({3, 4}, 11), randn({3, 3}, 12)}));
 }
 
 TEST(Scatter, BadInputAreTypedErrorsAndChangeNothing) {
