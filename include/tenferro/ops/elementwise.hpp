@@ -213,4 +213,22 @@ void rsqrt_into(Tensor& out, const Tensor& x);
 void expm1_into(Tensor& out, const Tensor& x);
 void log1p_into(Tensor& out, const Tensor& x);
 
+// ---- Angles and polar form (src/primitives/polar.cpp) ----
+
+/// std::atan2(y, x) elementwise (the angle of the point (x, y) in [-pi, pi], signed zeros and
+/// infinities as std::atan2), broadcast, result dtype promote(y, x); bool/integers convert to
+/// f64 (as div); complex is DTypeMismatch. Gradient d/dy = x/(x^2+y^2), d/dx = -y/(x^2+y^2).
+Tensor atan2(const Tensor& y, const Tensor& x);
+/// The argument of z in (-pi, pi] in z's real dtype, exactly std::arg (so a negative real with a
+/// -0 imaginary part gives -pi). Real x: 0 for x >= 0 (also -0), pi for x < 0, NaN stays NaN
+/// (NumPy/PyTorch); bool/integers give f64. Gradient: complex
+/// z as PyTorch's angle_backward, grad_z = grad * (-imag(z), real(z)) / |z|^2 read as a
+/// complex number (0 at z = 0); a real input gets gradient 0.
+Tensor angle(const Tensor& z);
+/// abs * (cos(angle) + i sin(angle)) (torch.polar): real floating operands of one dtype
+/// (DTypeMismatch otherwise; f32 -> c64, f64 -> c128), broadcast. Differentiable in both. Built
+/// on complex(re, im), whose re + i*im makes the real part NaN when the imaginary part is
+/// infinite (polar(inf, pi/2)); finite inputs are exact products.
+Tensor polar(const Tensor& abs, const Tensor& angle);
+
 }  // namespace tenferro

@@ -37,6 +37,16 @@ Tensor scatter_add(const Tensor& x, std::int64_t axis, const Tensor& indices, co
 /// scatter_add of whole slices: for each k, x[..., indices[k], ...] += src[..., k, ...] along
 /// `axis`; indices is rank 1 and src is x's shape with the axis replaced by indices' length.
 Tensor index_add(const Tensor& x, std::int64_t axis, const Tensor& indices, const Tensor& src);
+/// PyTorch's scatter (overwrite): a copy of x with x[p with p[axis] := indices[p]] = src[p] for
+/// every position p of indices. Shapes, dtypes and index checks as scatter_add (bool allowed
+/// here); every index is checked before anything is written. Duplicate targets: the LAST write in
+/// row-major order of indices' positions wins (deterministic for every thread count; PyTorch
+/// leaves it unspecified). Differentiable in x (the cotangent with overwritten positions zeroed)
+/// and src (the gathered cotangent at the winning writes, 0 for the losing duplicates).
+Tensor scatter(const Tensor& x, std::int64_t axis, const Tensor& indices, const Tensor& src);
+/// scatter of one value: x[p with p[axis] := indices[p]] = value (converted to x's dtype, cast()
+/// semantics; a complex value into a real x is DTypeMismatch). Differentiable in x.
+Tensor scatter(const Tensor& x, std::int64_t axis, const Tensor& indices, Scalar value);
 
 // ---- masks ----
 /// x with `value` where the bool `mask` (broadcast to x's shape; it may not enlarge it) is

@@ -93,4 +93,20 @@ Tensor tril(const Tensor& x, std::int64_t k = 0);
 /// Rank < 2 is InvalidArgument.
 Tensor triu(const Tensor& x, std::int64_t k = 0);
 
+// ---- Repetition (src/primitives/repeat.cpp) ----
+
+/// NumPy's tile: x repeated reps[d] times along each dim d. reps longer than x's rank prepends
+/// size-1 dims to x; shorter prepends 1s to reps; reps[d] == 0 gives an empty dim; a negative
+/// rep is InvalidArgument. A fresh contiguous tensor of x's dtype; the gradient sums the copies.
+Tensor tile(const Tensor& x, Dims reps);
+/// PyTorch's repeat_interleave: each element (slice) of x along `axis` repeated `repeats` times
+/// in place (x = [a, b], repeats 2 -> [a, a, b, b]). repeats >= 0 (InvalidArgument otherwise).
+/// Differentiable in x (a gather; the gradient sums the repeats).
+Tensor repeat_interleave(const Tensor& x, std::int64_t repeats, std::int64_t axis);
+/// Per-element counts: `repeats` is an i32/i64 tensor of rank <= 1 with one count per element
+/// along `axis` or a single count (ShapeMismatch otherwise; other dtypes DTypeMismatch; a
+/// negative count InvalidArgument naming it). The result's shape depends on the counts' values:
+/// eager only in `repeats` (a traced repeats tensor is Unsupported); x may be traced.
+Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::int64_t axis);
+
 }  // namespace tenferro
