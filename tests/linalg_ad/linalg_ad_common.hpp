@@ -103,7 +103,8 @@ inline Tensor spoil_unread(const Tensor& h, bool lower, std::uint64_t seed) {
   const Tensor g = randn(h.shape(), seed, h.dtype());
   Tensor out = h + (lower ? triu(g, 1) : tril(g, -1));
   if (is_complex(h.dtype()))
-    out = out + diag_embed(cast(cast(diagonal(g), real_dtype(h.dtype())), h.dtype())) * Scalar(0, 1);
+    out =
+        out + diag_embed(cast(cast(diagonal(g), real_dtype(h.dtype())), h.dtype())) * Scalar(0, 1);
   return contiguous(out);
 }
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/agreement.hpp"
 #include "common/autodiff_fd.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
@@ -268,28 +269,8 @@ TEST(Pad, EagerPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
   const Tensor x = randn({64, 64}, 13);
   const Tensor k = cast(randn({64, 64}, 14) * 5.0, DType::i32);
   const Tensor in[2] = {x, k};
-  Program p = trace(f, {ValueSpec{{64, 64}, DType::f64}, ValueSpec{{64, 64}, DType::i32}});
-  const std::vector<Tensor> ref = f(in);
-  for (int threads : {1, 4}) {
-    CpuBackend b(CpuBackendOptions{.threads = threads});
-    Runtime rt(b);
-    PreparedProgram plan = rt.prepare(p);
-    std::vector<Tensor> eager, prepared, scoped;
-    {
-      BackendGuard use(b);
-      eager = f(in);
-    }
-    prepared = rt.run(plan, in);
-    b.with_execution_scope([&] {
-      BackendGuard use(b);
-      (void)f(in);
-      scoped = f(in);
-    });
-    ASSERT_EQ(prepared.size(), ref.size());
-    for (std::size_t o = 0; o < ref.size(); ++o)
-      for (const std::vector<Tensor>* got : {&eager, &prepared, &scoped})
-        EXPECT_TRUE(same_bits((*got)[o], ref[o])) << "output " << o << " threads " << threads;
-  }
+  expect_eager_prepared_scoped_bitwise(
+      f, {ValueSpec{{64, 64}, DType::f64}, ValueSpec{{64, 64}, DType::i32}}, in);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/agreement.hpp"
 #include "common/autodiff_fd.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
@@ -358,17 +359,6 @@ TEST(RepeatPolar, PolarDerivativesMatchFiniteDifferences) {
 
 // ---- every interpreter, bitwise ----
 
-void expect_same_bits(const Tensor& got, const Tensor& want, const char* what, int threads,
-                      std::size_t o) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << what << " output " << o << " threads " << threads;
-  ASSERT_EQ(got.shape(), want.shape()) << what << " output " << o << " threads " << threads;
-  const Tensor g = got.contiguous(), w = want.contiguous();
-  EXPECT_EQ(std::memcmp(g.data_ptr(), w.data_ptr(),
-                        static_cast<std::size_t>(g.numel()) * dtype_size(g.dtype())),
-            0)
-      << what << " output " << o << " threads " << threads;
-}
-
 TEST(RepeatPolar, EagerTracedPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
   const Tensor counts = from_vector<i64>({1, 3, 0, 2}, {4});  // concrete: a constant of the trace
   auto f = [&](std::span<const Tensor> in) {
@@ -393,30 +383,7 @@ TEST(RepeatPolar, EagerTracedPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) 
                                   from_vector<std::int32_t>({-2, 0, 5}, {3})};
   const std::vector<ValueSpec> specs = {ValueSpec{{33, 4}, DType::f64}, ValueSpec{{4}, DType::f64},
                                         ValueSpec{{3}, DType::i32}};
-  const std::vector<Tensor> ref = f(in);
-  Program p = trace(f, specs);
-  for (int threads : {1, 4}) {
-    CpuBackend b(CpuBackendOptions{.threads = threads});
-    Runtime rt(b);
-    PreparedProgram plan = rt.prepare(p);
-    std::vector<Tensor> eager, prepared, scoped;
-    {
-      BackendGuard use(b);
-      eager = f(in);
-    }
-    prepared = rt.run(plan, in);
-    b.with_execution_scope([&] {
-      BackendGuard use(b);
-      (void)f(in);
-      scoped = f(in);
-    });
-    ASSERT_EQ(prepared.size(), ref.size());
-    for (std::size_t o = 0; o < ref.size(); ++o) {
-      expect_same_bits(eager[o], ref[o], "eager", threads, o);
-      expect_same_bits(prepared[o], ref[o], "prepared", threads, o);
-      expect_same_bits(scoped[o], ref[o], "scoped", threads, o);
-    }
-  }
+  expect_eager_prepared_scoped_bitwise(f, specs, in);
 }
 
 }  // namespace

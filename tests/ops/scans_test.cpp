@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/agreement.hpp"
 #include "common/autodiff_fd.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
@@ -333,28 +334,8 @@ TEST(Scans, EagerPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
   x = where(gt(x, 1.5), zeros({256, 40}), x);  // some zeros
   const Tensor k = cast(randn({256, 40}, 43) * 5.0, DType::i32);
   const Tensor in[2] = {x, k};
-  Program p = trace(f, {ValueSpec{{256, 40}, DType::f64}, ValueSpec{{256, 40}, DType::i32}});
-  const std::vector<Tensor> ref = f(in);
-  for (int threads : {1, 4}) {
-    CpuBackend b(CpuBackendOptions{.threads = threads});
-    Runtime rt(b);
-    PreparedProgram plan = rt.prepare(p);
-    std::vector<Tensor> eager, prepared, scoped;
-    {
-      BackendGuard use(b);
-      eager = f(in);
-    }
-    prepared = rt.run(plan, in);
-    b.with_execution_scope([&] {
-      BackendGuard use(b);
-      (void)f(in);
-      scoped = f(in);
-    });
-    ASSERT_EQ(prepared.size(), ref.size());
-    for (std::size_t o = 0; o < ref.size(); ++o)
-      for (const std::vector<Tensor>* got : {&eager, &prepared, &scoped})
-        EXPECT_TRUE(same_bits((*got)[o], ref[o])) << "output " << o << " threads " << threads;
-  }
+  expect_eager_prepared_scoped_bitwise(
+      f, {ValueSpec{{256, 40}, DType::f64}, ValueSpec{{256, 40}, DType::i32}}, in);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/agreement.hpp"
 #include "common/autodiff_fd.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
@@ -244,17 +245,6 @@ TEST(Scatter, BadInputAreTypedErrorsAndChangeNothing) {
   EXPECT_EQ(src.to_vector<double>(), (std::vector<double>(4, 1.0)));
 }
 
-void expect_same_bits(const Tensor& got, const Tensor& want, const char* what, int threads,
-                      std::size_t o) {
-  ASSERT_EQ(got.dtype(), want.dtype()) << what << " output " << o << " threads " << threads;
-  ASSERT_EQ(got.shape(), want.shape()) << what << " output " << o << " threads " << threads;
-  const Tensor g = got.contiguous(), w = want.contiguous();
-  EXPECT_EQ(std::memcmp(g.data_ptr(), w.data_ptr(),
-                        static_cast<std::size_t>(g.numel()) * dtype_size(g.dtype())),
-            0)
-      << what << " output " << o << " threads " << threads;
-}
-
 TEST(Scatter, EagerTracedPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
   // Values and both gradients (through the winner mask) of one program, and an integer scatter.
   auto f2 = [](std::span<const Tensor> in) {
@@ -270,30 +260,8 @@ TEST(Scatter, EagerTracedPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
                                   from_vector<i64>(kIdx, {3, 3})};
   const std::vector<ValueSpec> specs = {
       ValueSpec{{3, 4}, DType::f64}, ValueSpec{{3, 3}, DType::f64}, ValueSpec{{3, 3}, DType::i64}};
-  const std::vector<Tensor> ref = f2(in);
+  expect_eager_prepared_scoped_bitwise(f2, specs, in);
   Program p = trace(f2, specs);
-  for (int threads : {1, 4}) {
-    CpuBackend b(CpuBackendOptions{.threads = threads});
-    Runtime rt(b);
-    PreparedProgram plan = rt.prepare(p);
-    std::vector<Tensor> eager, prepared, scoped;
-    {
-      BackendGuard use(b);
-      eager = f2(in);
-    }
-    prepared = rt.run(plan, in);
-    b.with_execution_scope([&] {
-      BackendGuard use(b);
-      (void)f2(in);
-      scoped = f2(in);
-    });
-    ASSERT_EQ(prepared.size(), ref.size());
-    for (std::size_t o = 0; o < ref.size(); ++o) {
-      expect_same_bits(eager[o], ref[o], "eager", threads, o);
-      expect_same_bits(prepared[o], ref[o], "prepared", threads, o);
-      expect_same_bits(scoped[o], ref[o], "scoped", threads, o);
-    }
-  }
   // A bad index at run time is the same typed error in a prepared program.
   Runtime rt;
   const std::vector<Tensor> bad = {in[0], in[1],
