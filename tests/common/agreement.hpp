@@ -14,6 +14,14 @@
 
 namespace tenferro::testing {
 
+/// Same dtype, same shape and the same bytes (views compared through contiguous copies).
+inline bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  const Tensor ac = a.contiguous(), bc = b.contiguous();
+  return std::memcmp(ac.data_ptr(), bc.data_ptr(),
+                     static_cast<std::size_t>(a.numel()) * dtype_size(a.dtype())) == 0;
+}
+
 /// Traces f at `specs`, then for budgets 1 and 4 compares, bitwise (dtype, shape, bytes), f run
 /// eagerly on that backend, the prepared program run on a Runtime over it, and f inside
 /// with_execution_scope (called three times: the later calls hit the eager cache) against f run
@@ -53,11 +61,7 @@ std::vector<Tensor> expect_eager_prepared_scoped_bitwise(F f, std::vector<ValueS
                         << dtype_name(ref[o].dtype()) << " " << dims_to_string(ref[o].shape());
           continue;
         }
-        const Tensor gc = g.contiguous(), rc = ref[o].contiguous();
-        EXPECT_EQ(std::memcmp(gc.data_ptr(), rc.data_ptr(),
-                              static_cast<std::size_t>(g.numel()) * dtype_size(g.dtype())),
-                  0)
-            << which << " output " << o << " threads " << threads;
+        EXPECT_TRUE(same_bits(g, ref[o])) << which << " output " << o << " threads " << threads;
       }
   }
   return ref;

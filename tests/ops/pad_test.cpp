@@ -31,13 +31,6 @@ std::vector<c128> vals(const Tensor& t) {
   return cast(t, DType::c128).contiguous().to_vector<c128>();
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
-  const Tensor ac = a.contiguous(), bc = b.contiguous();
-  return std::memcmp(ac.data_ptr(), bc.data_ptr(),
-                     static_cast<std::size_t>(a.numel()) * dtype_size(a.dtype())) == 0;
-}
-
 // NumPy's rule for output index i of an axis of size n with `before` added: the input index, or
 // -1 for the constant. reflect mirrors about the edges again and again until the index lands
 // inside (size 1: NumPy repeats the element).

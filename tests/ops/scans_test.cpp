@@ -32,13 +32,6 @@ std::vector<c128> vals(const Tensor& t) {
   return cast(t, DType::c128).contiguous().to_vector<c128>();
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
-  const Tensor ac = a.contiguous(), bc = b.contiguous();
-  return std::memcmp(ac.data_ptr(), bc.data_ptr(),
-                     static_cast<std::size_t>(a.numel()) * dtype_size(a.dtype())) == 0;
-}
-
 // Inclusive scan of row-major values of `shape` along `axis`, in complex double.
 std::vector<c128> ref_scan(const std::vector<c128>& v, const Dims& shape, i64 axis, bool product) {
   i64 inner = 1;
