@@ -21,7 +21,7 @@ void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api) {
   const std::uint64_t epoch = ++t_visit_epoch;
   NodeList stack;
   for (const Tensor& r : roots) {
-    TapeNode* n = r.aux() ? r.aux()->grad_fn.get() : nullptr;
+    TapeNode* n = tape_node(r.aux().get());
     if (n && n->visit != epoch) {
       n->visit = epoch;
       stack.push_back(n);
@@ -38,7 +38,7 @@ void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api) {
     if (!saved_are_current(*n)) throw_saved_modified(*n, api);
     nodes.push_back(n);
     for (const auto& e : n->edges) {
-      TapeNode* p = e ? e->grad_fn.get() : nullptr;
+      TapeNode* p = tape_node(e.get());
       if (p && p->visit != epoch) {
         p->visit = epoch;
         stack.push_back(p);
@@ -51,7 +51,7 @@ void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api) {
 void send(const std::shared_ptr<TensorAux>& edge, const Tensor& ct, LeafList& leaves) {
   TensorAux* a = edge.get();
   if (a->grad_fn) {
-    accumulate_into(a->grad_fn->cotangents[static_cast<std::size_t>(a->output_index)], ct);
+    accumulate_into(tape_node(a)->cotangents[static_cast<std::size_t>(a->output_index)], ct);
     return;
   }
   if (!a->staged) {

@@ -48,7 +48,7 @@ TapeNode::~TapeNode() {
   if (t_drain_state.dead) return;  // thread exit: plain recursive destruction
   for (auto& e : edges)
     if (e && e.use_count() == 1 && e->grad_fn && e->grad_fn.use_count() == 1)
-      t_drain_list.nodes.push_back(std::move(e->grad_fn));
+      t_drain_list.nodes.push_back(std::static_pointer_cast<TapeNode>(std::move(e->grad_fn)));
   if (t_drain_state.active) return;
   t_drain_state.active = true;
   auto& list = t_drain_list.nodes;

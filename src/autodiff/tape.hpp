@@ -51,7 +51,7 @@ namespace tenferro::detail {
 // their precomputed masks, Note [dot_general list masks]).
 inline constexpr std::size_t kInlinePrimitive = 352;
 
-struct TapeNode {
+struct TapeNode : GradFnBase {
   TapeNode() = default;
   TapeNode(const TapeNode&) = delete;
   TapeNode& operator=(const TapeNode&) = delete;
@@ -74,6 +74,12 @@ struct TapeNode {
   bool released = false;
   alignas(std::max_align_t) unsigned char prim_buf[kInlinePrimitive];
 };
+
+/// The node that produced the tensor owning `a` (null for a leaf, a concrete tensor or no aux);
+/// core holds it as a GradFnBase (Note [Core hooks] in src/core/tensor_aux.hpp).
+inline TapeNode* tape_node(const TensorAux* a) noexcept {
+  return a ? static_cast<TapeNode*>(a->grad_fn.get()) : nullptr;
+}
 
 /// A fresh aux block from the tape pool.
 std::shared_ptr<TensorAux> new_aux();

@@ -8,13 +8,30 @@
 
 namespace tenferro::detail {
 
-struct TapeNode;    // src/autodiff
-struct TraceState;  // src/trace
+// Note [Core hooks]
+// Core knows nothing of the layers above it (arrows point downward only). What autodiff and
+// tracing attach to a tensor is held through two opaque bases that core owns, as c10's TensorImpl
+// holds an AutogradMetaInterface: autodiff's TapeNode derives from GradFnBase and trace's
+// TraceState from TraceBase, and only those layers downcast (tape_node() in src/autodiff/tape.hpp,
+// trace_of() in src/trace/trace_state.hpp). The bases have no virtual functions: a shared_ptr made
+// from the derived type keeps the derived deleter, so nothing pays for a vtable. Likewise the view
+// methods of Tensor (reshape, permute, ...) are defined in core and call the catalog ops through a
+// table the op layer installs (src/core/tensor_hooks.hpp).
+struct GradFnBase {
+ protected:
+  GradFnBase() = default;
+  ~GradFnBase() = default;
+};
+struct TraceBase {
+ protected:
+  TraceBase() = default;
+  ~TraceBase() = default;
+};
 
 struct TensorAux {
   // Reverse mode: a leaf requires grad and accumulates `grad`; a non-leaf records its producer.
   bool requires_grad = false;
-  std::shared_ptr<TapeNode> grad_fn;
+  std::shared_ptr<GradFnBase> grad_fn;  // a TapeNode (src/autodiff)
   int output_index = 0;
   Tensor grad;
   // Backward stages a leaf's gradient here and commits it only when the whole backward pass
@@ -31,7 +48,7 @@ struct TensorAux {
   std::uint32_t primal_version = 0;
   std::uint32_t tangent_version = 0;
   // Tracing: the symbolic value this tensor stands for.
-  std::shared_ptr<TraceState> trace;
+  std::shared_ptr<TraceBase> trace;  // a TraceState (src/trace)
   std::int64_t trace_value = -1;
 
   bool empty() const { return !requires_grad && !grad_fn && !tangent.defined() && !trace; }

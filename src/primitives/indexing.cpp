@@ -1,16 +1,15 @@
 // Indexing primitives: take_along_axis (gather) and scatter_add, each the other's adjoint; the
 // public index_select, index_add and max/min_with_indices are compositions of them.
 //
-// Indices are i32 or i64 tensors; a negative index counts from the end of the axis, as NumPy.
-// An index outside [-n, n) throws InvalidArgument naming the op, the index, its position and
-// the axis size: the kernel checks every index before it is used (never an out-of-bounds read
-// or write), and the output is a fresh tensor, so nothing is left half written for the caller.
+// Indices follow src/primitives/index_checks.hpp (i32/i64, negative from the end, every index
+// checked before use); the output is a fresh tensor, so nothing is left half written.
 #include "tenferro/ops/indexing.hpp"
 
 #include <string>
 
 #include "core/strided.hpp"
 #include "cpu/kernels/elementwise_math.hpp"
+#include "primitives/index_checks.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/rules.hpp"
 #include "tenferro/ops/elementwise.hpp"
@@ -23,21 +22,6 @@ namespace {
 
 using I = std::int64_t;
 
-void check_index_dtype(const char* op, std::span<const Tensor> in, const Tensor& idx) {
-  if (idx.dtype() != DType::i32 && idx.dtype() != DType::i64)
-    throw Error(ErrorKind::DTypeMismatch,
-                std::string(op) + ": indices must be i32 or i64, got " + describe(in));
-}
-
-[[noreturn]] void throw_out_of_range(const char* op, I j, const Dims& pos, I axis, I n,
-                                     std::span<const Tensor> in) {
-  throw Error(ErrorKind::InvalidArgument,
-              std::string(op) + ": index " + std::to_string(j) + " at position " +
-                  dims_to_string(pos) + " is out of range for axis " + std::to_string(axis) +
-                  " of size " + std::to_string(n) + " (inputs " + describe(in) + "); expected " +
-                  std::to_string(-n) + " <= index < " + std::to_string(n));
-}
-
 // The index read at one position, normalised into [0, n).
 template <class J>
 I checked_index(const J* idx, I io, I n, const char* op, const Dims& pos, I axis,
@@ -45,7 +29,7 @@ I checked_index(const J* idx, I io, I n, const char* op, const Dims& pos, I axis
   I j = static_cast<I>(idx[io]);
   const I orig = j;
   if (j < 0) j += n;
-  if (j < 0 || j >= n) throw_out_of_range(op, orig, pos, axis, n, in);
+  if (j < 0 || j >= n) throw_index_out_of_range(op, orig, pos, axis, n, in);
   return j;
 }
 
@@ -55,29 +39,6 @@ Dims broadcast_strides(const Tensor& t, const Dims& shape) {
   for (std::size_t d = 0; d < s.size(); ++d)
     if (t.shape()[d] == 1 && shape[d] != 1) s[d] = 0;
   return s;
-}
-
-// Visits every position of `shape` in row-major order, keeping one offset per stride list
-// (an odometer): f(pos, offsets...). Nothing for an empty shape.
-template <std::size_t N, class F>
-void for_each_position(const Dims& shape, const Dims (&strides)[N], F&& f) {
-  for (I d : shape)
-    if (d == 0) return;
-  const std::size_t r = shape.size();
-  Dims pos(r, 0);
-  I off[N] = {};
-  for (;;) {
-    f(pos, off);
-    std::size_t d = r;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      for (std::size_t k = 0; k < N; ++k) off[k] += strides[k][d];
-      if (++pos[d] < shape[d]) break;
-      for (std::size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * shape[d];
-      pos[d] = 0;
-    }
-  }
 }
 
 // ---- take_along_axis: out[p] = x[p with p[axis] replaced by idx[p]] ----
@@ -179,17 +140,7 @@ class ScatterAddPrim final : public PrimitiveWith<ScatterAddPrim> {
       throw Error(
           ErrorKind::DTypeMismatch,
           "scatter_add: expected a numeric input and a source of its dtype, got " + describe(in));
-    const I a = normalize_axis(axis_, x.rank(), "scatter_add");
-    bool ok = idx.rank() == x.rank() && idx.shape() == src.shape();
-    for (I d = 0; ok && d < x.rank(); ++d)
-      ok = d == a ||
-           idx.shape()[static_cast<std::size_t>(d)] == x.shape()[static_cast<std::size_t>(d)];
-    if (!ok)
-      throw Error(ErrorKind::ShapeMismatch,
-                  "scatter_add: inputs " + describe(in) +
-                      "; expected indices and source of one shape, equal to the input's off "
-                      "the axis " +
-                      std::to_string(axis_));
+    check_scatter_shapes("scatter_add", axis_, in);
     out.push_back({x.dtype(), x.shape()});
   }
 

@@ -8,6 +8,7 @@
 
 #include "core/contiguous.hpp"
 #include "core/strided.hpp"
+#include "primitives/index_checks.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/indexing.hpp"
@@ -32,9 +33,7 @@ class OneHotPrim final : public PrimitiveWith<OneHotPrim> {
   bool differentiable() const override { return false; }
 
   void infer(std::span<const Tensor> in, SpecList& out) const override {
-    if (in[0].dtype() != DType::i32 && in[0].dtype() != DType::i64)
-      throw Error(ErrorKind::DTypeMismatch,
-                  "one_hot: indices must be i32 or i64, got " + describe(in));
+    check_index_dtype("one_hot", in, in[0]);
     if (classes_ < 0)
       throw Error(ErrorKind::InvalidArgument, "one_hot: num_classes " + std::to_string(classes_) +
                                                   " is negative; expected >= 0");

@@ -7,14 +7,13 @@
 // a cotangent; ScatterWinnersPrim computes which positions win, from the indices alone, so the
 // rule is a plain where() that traces, prepares and differentiates again like any other op.
 //
-// Indices as in indexing.cpp: i32/i64, negative counts from the end, every index checked (all of
-// them, before the first write) with an InvalidArgument naming the index, its position and the
-// axis size.
+// Indices follow src/primitives/index_checks.hpp; all of them are checked before the first write.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/strided.hpp"
+#include "primitives/index_checks.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/indexing.hpp"
@@ -25,43 +24,6 @@ namespace detail {
 namespace {
 
 using I = std::int64_t;
-
-void check_index_dtype(const char* op, std::span<const Tensor> in, const Tensor& idx) {
-  if (idx.dtype() != DType::i32 && idx.dtype() != DType::i64)
-    throw Error(ErrorKind::DTypeMismatch,
-                std::string(op) + ": indices must be i32 or i64, got " + describe(in));
-}
-
-[[noreturn]] void throw_out_of_range(I j, const Dims& pos, I axis, I n,
-                                     std::span<const Tensor> in) {
-  throw Error(ErrorKind::InvalidArgument,
-              "scatter: index " + std::to_string(j) + " at position " + dims_to_string(pos) +
-                  " is out of range for axis " + std::to_string(axis) + " of size " +
-                  std::to_string(n) + " (inputs " + describe(in) + "); expected " +
-                  std::to_string(-n) + " <= index < " + std::to_string(n));
-}
-
-// Row-major odometer over `shape` with one offset per stride list (as in indexing.cpp).
-template <std::size_t N, class F>
-void for_each_position(const Dims& shape, const Dims (&strides)[N], F&& f) {
-  for (I d : shape)
-    if (d == 0) return;
-  const std::size_t r = shape.size();
-  Dims pos(r, 0);
-  I off[N] = {};
-  for (;;) {
-    f(pos, off);
-    std::size_t d = r;
-    for (;;) {
-      if (d == 0) return;
-      --d;
-      for (std::size_t k = 0; k < N; ++k) off[k] += strides[k][d];
-      if (++pos[d] < shape[d]) break;
-      for (std::size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * shape[d];
-      pos[d] = 0;
-    }
-  }
-}
 
 // Every index of `idx` normalised into [0, n), in row-major order of its positions; throws on
 // the first one out of range.
@@ -74,7 +36,7 @@ std::vector<I> checked_indices(const Tensor& idx, I axis, I n, std::span<const T
     I& v = j[static_cast<std::size_t>(off[0])];
     const I orig = v;
     if (v < 0) v += n;
-    if (v < 0 || v >= n) throw_out_of_range(orig, pos, axis, n, in);
+    if (v < 0 || v >= n) throw_index_out_of_range("scatter", orig, pos, axis, n, in);
   });
   return j;
 }
@@ -112,17 +74,7 @@ class ScatterPrim final : public PrimitiveWith<ScatterPrim> {
     if (src.dtype() != x.dtype())
       throw Error(ErrorKind::DTypeMismatch,
                   "scatter: expected a source of the input's dtype, got " + describe(in));
-    const I a = normalize_axis(axis_, x.rank(), "scatter");
-    bool ok = idx.rank() == x.rank() && idx.shape() == src.shape();
-    for (I d = 0; ok && d < x.rank(); ++d)
-      ok = d == a ||
-           idx.shape()[static_cast<std::size_t>(d)] == x.shape()[static_cast<std::size_t>(d)];
-    if (!ok)
-      throw Error(ErrorKind::ShapeMismatch,
-                  "scatter: inputs " + describe(in) +
-                      "; expected indices and source of one shape, equal to the input's off "
-                      "the axis " +
-                      std::to_string(axis_));
+    check_scatter_shapes("scatter", axis_, in);
     out.push_back({x.dtype(), x.shape()});
   }
 

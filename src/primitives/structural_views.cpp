@@ -7,6 +7,7 @@
 #include "core/alloc.hpp"
 #include "core/contiguous.hpp"
 #include "core/strided.hpp"
+#include "core/tensor_hooks.hpp"
 #include "primitives/primitive.hpp"
 #include "primitives/rules.hpp"
 #include "primitives/structural_prims.hpp"
@@ -427,21 +428,27 @@ Tensor unsqueeze(const Tensor& x, std::int64_t axis) {
 Tensor contiguous(const Tensor& x) { return x.is_contiguous() ? x : copy(x); }
 Tensor copy(const Tensor& x) { return bind1(detail::CopyPrim(), x); }
 
-// Tensor's view methods forward to the catalog ops.
-Tensor Tensor::reshape(Dims shape) const { return tenferro::reshape(*this, std::move(shape)); }
-Tensor Tensor::permute(Dims axes) const { return tenferro::permute(*this, std::move(axes)); }
-Tensor Tensor::transpose(std::int64_t a, std::int64_t b) const {
-  return tenferro::transpose(*this, a, b);
-}
-Tensor Tensor::slice(std::int64_t axis, std::int64_t start, std::int64_t stop,
-                     std::int64_t step) const {
-  return tenferro::slice(*this, axis, start, stop, step);
-}
-Tensor Tensor::broadcast_to(Dims shape) const {
-  return tenferro::broadcast_to(*this, std::move(shape));
-}
-Tensor Tensor::squeeze(std::int64_t axis) const { return tenferro::squeeze(*this, axis); }
-Tensor Tensor::unsqueeze(std::int64_t axis) const { return tenferro::unsqueeze(*this, axis); }
-Tensor Tensor::contiguous() const { return tenferro::contiguous(*this); }
+// Tensor's view methods (defined in core) call these through the table core owns (Note [Core
+// hooks] in src/core/tensor_aux.hpp), installed here before main().
+namespace {
+constexpr detail::TensorMethodHooks kTensorMethods{
+    [](const Tensor& x, Dims s) { return tenferro::reshape(x, std::move(s)); },
+    [](const Tensor& x, Dims a) { return tenferro::permute(x, std::move(a)); },
+    [](const Tensor& x, std::int64_t a, std::int64_t b) { return tenferro::transpose(x, a, b); },
+    [](const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop,
+       std::int64_t step) { return tenferro::slice(x, axis, start, stop, step); },
+    [](const Tensor& x, Dims s) { return tenferro::broadcast_to(x, std::move(s)); },
+    [](const Tensor& x, std::int64_t axis) { return tenferro::squeeze(x, axis); },
+    [](const Tensor& x, std::int64_t axis) { return tenferro::unsqueeze(x, axis); },
+    [](const Tensor& x) { return tenferro::contiguous(x); },
+};
+[[maybe_unused]] const bool kTensorMethodsInstalled =
+    (detail::install_tensor_method_hooks(kTensorMethods), true);
+}  // namespace
 
 }  // namespace tenferro
+
+// The link anchor: the library's interface links every program with
+// --undefined=tenferro_detail_op_layer_anchor, which pulls this object (and the installer above)
+// out of the static archive even when a program calls only Tensor's methods.
+extern "C" void tenferro_detail_op_layer_anchor() {}

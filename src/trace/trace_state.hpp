@@ -15,7 +15,7 @@
 
 namespace tenferro::detail {
 
-struct TraceState {
+struct TraceState : TraceBase {
   Program program;
   std::vector<ValueSpec> specs;  // spec of every value so far, indexed by id
   bool open = true;
@@ -31,7 +31,7 @@ struct TraceState {
 /// The trace `t` belongs to (null for concrete tensors).
 inline TraceState* trace_of(const Tensor& t) {
   const TensorAux* a = t.aux().get();
-  return a ? a->trace.get() : nullptr;
+  return a ? static_cast<TraceState*>(a->trace.get()) : nullptr;  // Note [Core hooks]
 }
 
 /// A traced tensor for value `id` of `state`.

@@ -40,8 +40,8 @@ ValueId TraceState::value_of(const Tensor& t) {
 
 namespace {
 // The open trace all traced inputs belong to; throws when they disagree or the trace is over.
-const std::shared_ptr<TraceState>& owning_trace(const Primitive& p, std::span<const Tensor> in) {
-  const std::shared_ptr<TraceState>* found = nullptr;
+std::shared_ptr<TraceState> owning_trace(const Primitive& p, std::span<const Tensor> in) {
+  const std::shared_ptr<TraceBase>* found = nullptr;
   for (const Tensor& t : in) {
     const TensorAux* a = t.aux().get();
     if (!a || !a->trace) continue;
@@ -51,7 +51,9 @@ const std::shared_ptr<TraceState>& owning_trace(const Primitive& p, std::span<co
                       describe(in) + "); nested traces cannot share traced tensors");
     found = &a->trace;
   }
-  if (!(*found)->open)
+  // Only trace() creates trace blocks, and always from a TraceState (Note [Core hooks]).
+  std::shared_ptr<TraceState> state = std::static_pointer_cast<TraceState>(*found);
+  if (!state->open)
     throw Error(ErrorKind::RuntimeState,
                 std::string(p.name()) +
                     ": a traced tensor was used after its trace() returned "
@@ -59,12 +61,12 @@ const std::shared_ptr<TraceState>& owning_trace(const Primitive& p, std::span<co
                     describe(in) +
                     "); traced tensors have no "
                     "values, run the program instead");
-  return *found;
+  return state;
 }
 }  // namespace
 
 TensorList trace_apply(const Primitive& p, std::span<const Tensor> in) {
-  const std::shared_ptr<TraceState>& state = owning_trace(p, in);
+  const std::shared_ptr<TraceState> state = owning_trace(p, in);
   SpecList specs;
   infer_specs(p, in, specs);  // first, so that a shape error leaves the program unchanged
   for (const TensorSpec& s : specs) check_shape(s.shape, p.name());  // e.g. > INT64_MAX elements

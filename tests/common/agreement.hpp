@@ -4,15 +4,23 @@
 
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstring>
 #include <span>
 #include <vector>
 
 #include "tenferro/cpu.hpp"
 #include "tenferro/eager.hpp"
+#include "tenferro/ops/elementwise.hpp"
 #include "tenferro/trace.hpp"
 
 namespace tenferro::testing {
+
+/// Every value of t in row-major order, converted to complex double (any dtype, any view): the one
+/// form the reference loops of the op suites compare against.
+inline std::vector<std::complex<double>> c128_values(const Tensor& t) {
+  return cast(t, DType::c128).contiguous().to_vector<std::complex<double>>();
+}
 
 /// Same dtype, same shape and the same bytes (views compared through contiguous copies).
 inline bool same_bits(const Tensor& a, const Tensor& b) {
@@ -25,10 +33,12 @@ inline bool same_bits(const Tensor& a, const Tensor& b) {
 /// Traces f at `specs`, then for budgets 1 and 4 compares, bitwise (dtype, shape, bytes), f run
 /// eagerly on that backend, the prepared program run on a Runtime over it, and f inside
 /// with_execution_scope (called three times: the later calls hit the eager cache) against f run
-/// eagerly on the default backend. Returns the reference outputs.
-template <class F>
-std::vector<Tensor> expect_eager_prepared_scoped_bitwise(F f, std::vector<ValueSpec> specs,
-                                                         std::span<const Tensor> in) {
+/// eagerly on the default backend. `after_eager(backend, threads)` runs right after the eager call
+/// (e.g. to check the backend's diagnostics). Returns the reference outputs.
+template <class F, class AfterEager = void (*)(const CpuBackend&, int)>
+std::vector<Tensor> expect_eager_prepared_scoped_bitwise(
+    F f, std::vector<ValueSpec> specs, std::span<const Tensor> in,
+    AfterEager after_eager = [](const CpuBackend&, int) {}) {
   Program p = trace(f, specs);
   const std::vector<Tensor> ref = f(in);
   for (int threads : {1, 4}) {
@@ -40,6 +50,7 @@ std::vector<Tensor> expect_eager_prepared_scoped_bitwise(F f, std::vector<ValueS
       BackendGuard use(b);
       eager = f(in);
     }
+    after_eager(static_cast<const CpuBackend&>(b), threads);
     prepared = rt.run(plan, in);
     b.with_execution_scope([&] {
       BackendGuard use(b);

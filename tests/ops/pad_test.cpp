@@ -27,10 +27,6 @@ namespace {
 using i64 = std::int64_t;
 using Widths = std::vector<std::pair<i64, i64>>;
 
-std::vector<c128> vals(const Tensor& t) {
-  return cast(t, DType::c128).contiguous().to_vector<c128>();
-}
-
 // NumPy's rule for output index i of an axis of size n with `before` added: the input index, or
 // -1 for the constant. reflect mirrors about the edges again and again until the index lands
 // inside (size 1: NumPy repeats the element).
@@ -77,7 +73,7 @@ constexpr PadMode kModes[] = {PadMode::constant, PadMode::reflect, PadMode::edge
 TEST(Pad, OneAxisMatchesNumPyRulesForWidthsUpToThreeTimesTheAxis) {
   for (i64 n = 1; n <= 5; ++n) {
     const Tensor x = arange(n) * 1.5 - 2.0;
-    const std::vector<c128> xv = vals(x);
+    const std::vector<c128> xv = c128_values(x);
     for (PadMode mode : kModes)
       for (i64 b = 0; b <= 3 * n; ++b)
         for (i64 a = 0; a <= 3 * n; ++a) {
@@ -109,9 +105,9 @@ TEST(Pad, SeveralAxesStridedInputsAndOnePairForEveryAxis) {
         const Tensor y = pad(v, w, mode, -3.0);
         const Dims os = padded_shape(v.shape(), full);
         ASSERT_EQ(y.shape(), os);
-        EXPECT_TRUE(
-            all(eq(y, real(from_vector<c128>(ref_pad(vals(v), v.shape(), full, mode, -3.0), os))))
-                .item<bool>());
+        EXPECT_TRUE(all(eq(y, real(from_vector<c128>(
+                                  ref_pad(c128_values(v), v.shape(), full, mode, -3.0), os))))
+                        .item<bool>());
         EXPECT_TRUE(same_bits(y, pad(contiguous(v), w, mode, -3.0)));
       }
   // Rank 3 with one pair.
@@ -119,9 +115,10 @@ TEST(Pad, SeveralAxesStridedInputsAndOnePairForEveryAxis) {
   const Tensor y3 = pad(x3, {{1, 2}}, PadMode::reflect);
   const Widths w3(3, {1, 2});
   EXPECT_EQ(y3.shape(), (Dims{5, 6, 5}));
-  EXPECT_TRUE(all(eq(y3, real(from_vector<c128>(
-                             ref_pad(vals(x3), {2, 3, 2}, w3, PadMode::reflect, 0.0), {5, 6, 5}))))
-                  .item<bool>());
+  EXPECT_TRUE(
+      all(eq(y3, real(from_vector<c128>(
+                     ref_pad(c128_values(x3), {2, 3, 2}, w3, PadMode::reflect, 0.0), {5, 6, 5}))))
+          .item<bool>());
 }
 
 TEST(Pad, EveryDtypeAndTheConstantConvertedAsCast) {
@@ -134,9 +131,9 @@ TEST(Pad, EveryDtypeAndTheConstantConvertedAsCast) {
       const Tensor y = pad(x, w, mode, 2.7);
       ASSERT_EQ(y.dtype(), d);
       // The constant is converted as cast() converts it: 2 for integers, true for bool.
-      const c128 value = vals(cast(scalar_tensor(2.7), d))[0];
+      const c128 value = c128_values(cast(scalar_tensor(2.7), d))[0];
       const Tensor want =
-          cast(from_vector<c128>(ref_pad(vals(x), {2, 3}, w, mode, value), {7, 8}), d);
+          cast(from_vector<c128>(ref_pad(c128_values(x), {2, 3}, w, mode, value), {7, 8}), d);
       EXPECT_TRUE(same_bits(y, want)) << dtype_name(d) << " mode " << static_cast<int>(mode);
     }
   }

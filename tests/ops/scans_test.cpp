@@ -28,10 +28,6 @@ namespace {
 using i32 = std::int32_t;
 using i64 = std::int64_t;
 
-std::vector<c128> vals(const Tensor& t) {
-  return cast(t, DType::c128).contiguous().to_vector<c128>();
-}
-
 // Inclusive scan of row-major values of `shape` along `axis`, in complex double.
 std::vector<c128> ref_scan(const std::vector<c128>& v, const Dims& shape, i64 axis, bool product) {
   i64 inner = 1;
@@ -72,7 +68,7 @@ TEST(Scans, ValuesMatchALoopForEveryDtypeAndAxis) {
         const DType want_dtype = is_integral(d) ? DType::i64 : d;
         ASSERT_EQ(y.dtype(), want_dtype) << dtype_name(d);
         ASSERT_EQ(y.shape(), shape);
-        const auto ref = ref_scan(vals(x), shape, axis < 0 ? axis + 3 : axis, product);
+        const auto ref = ref_scan(c128_values(x), shape, axis < 0 ? axis + 3 : axis, product);
         const Tensor want = cast(from_vector<c128>(ref, shape), want_dtype);
         EXPECT_TRUE(all(eq(y, want)).item<bool>())
             << dtype_name(d) << (product ? " cumprod" : " cumsum") << " axis " << axis;
@@ -125,7 +121,7 @@ TEST(Scans, StridedInputsReadCorrectly) {
       for (bool product : {false, true})
         for (i64 axis : {0, 1}) {
           const Tensor y = scan_of(product, v, axis);
-          const auto ref = ref_scan(vals(v), v.shape(), axis, product);
+          const auto ref = ref_scan(c128_values(v), v.shape(), axis, product);
           EXPECT_TRUE(same_bits(y, scan_of(product, contiguous(v), axis))) << dtype_name(d);
           EXPECT_TRUE(all(eq(y, cast(from_vector<c128>(ref, v.shape()), y.dtype()))).item<bool>());
         }
@@ -254,8 +250,8 @@ TEST(Scans, CumprodDerivativesAreExactAtZeros) {
     const Tensor got_vjp = res.pullback({g})[0];
     const Tensor got_jvp = jvp(scan_fn(true, 1), {x}, {g}).tangents[0];
     std::vector<c128> want_vjp, want_jvp;
-    closed_forms(vals(x), vals(g), 6, 5, want_vjp, want_jvp);
-    const std::vector<c128> a = vals(got_vjp), b = vals(got_jvp);
+    closed_forms(c128_values(x), c128_values(g), 6, 5, want_vjp, want_jvp);
+    const std::vector<c128> a = c128_values(got_vjp), b = c128_values(got_jvp);
     for (std::size_t k = 0; k < a.size(); ++k) {
       EXPECT_NEAR(std::abs(a[k] - want_vjp[k]), 0.0, 1e-12) << "vjp element " << k;
       EXPECT_NEAR(std::abs(b[k] - want_jvp[k]), 0.0, 1e-12) << "jvp element " << k;
@@ -289,8 +285,8 @@ TEST(Scans, LinearScanMatchesALoopAndItsRulesMatchFiniteDifferences) {
     for (i64 axis : {0, 1}) {
       const Tensor a = randn({3, 4}, 31), b = transpose(randn({4, 3}, 32));
       const Tensor h = detail::linear_scan(a, b, axis, reverse);
-      const std::vector<c128> av = vals(a), bv = vals(b);
-      const std::vector<c128> hv = vals(h);
+      const std::vector<c128> av = c128_values(a), bv = c128_values(b);
+      const std::vector<c128> hv = c128_values(h);
       for (i64 r = 0; r < (axis == 0 ? 4 : 3); ++r) {
         c128 acc = 0.0;
         for (i64 t = 0; t < (axis == 0 ? 3 : 4); ++t) {

@@ -16,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "common/agreement.hpp"
 #include "common/autodiff_fd.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
@@ -89,7 +90,7 @@ std::vector<T> ref_gather(const std::vector<T>& v, const Dims& shape, i64 axis,
 }
 
 template <class T>
-bool same_bits(T a, T b) {
+bool same_scalar_bits(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) return std::memcmp(&a, &b, sizeof(T)) == 0;
   return a == b;
 }
@@ -100,7 +101,7 @@ template <class T>
   if (g.size() != want.size())
     return ::testing::AssertionFailure() << g.size() << " values, expected " << want.size();
   for (std::size_t j = 0; j < g.size(); ++j)
-    if (!same_bits<T>(g[j], want[j]))
+    if (!same_scalar_bits<T>(g[j], want[j]))
       return ::testing::AssertionFailure()
              << "value " << j << ": " << g[j] << " expected " << want[j];
   return ::testing::AssertionSuccess();
@@ -400,41 +401,17 @@ TEST(Sorting, EagerTracedPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
   const Tensor x = tricky_tensor<double>({64, 300}, 61);
   const Tensor n = tricky_tensor<i64>({40, 30}, 62).transpose();
   const Tensor in[2] = {x, n};
-  Program p = trace(f, {ValueSpec{{64, 300}, DType::f64}, ValueSpec{{30, 40}, DType::i64}});
-  EXPECT_NE(p.to_string().find("argsort"), std::string::npos);
-  EXPECT_NE(p.to_string().find("topk_indices"), std::string::npos);
-  const std::vector<Tensor> ref = f(in);
+  const std::vector<ValueSpec> specs{ValueSpec{{64, 300}, DType::f64},
+                                     ValueSpec{{30, 40}, DType::i64}};
+  const std::string printed = trace(f, specs).to_string();
+  EXPECT_NE(printed.find("argsort"), std::string::npos);
+  EXPECT_NE(printed.find("topk_indices"), std::string::npos);
+  const std::vector<Tensor> ref =
+      expect_eager_prepared_scoped_bitwise(f, specs, in, [](const CpuBackend& b, int threads) {
+        // At budget 4 the rows really are split among threads.
+        if (threads == 4) EXPECT_GT(b.diagnostics().parallel_loops, 0u);
+      });
   EXPECT_EQ(ref[0].to_vector<i64>(), ref_argsort(x.to_vector<double>(), {64, 300}, 0, false));
-  for (int threads : {1, 4}) {
-    CpuBackend b(CpuBackendOptions{.threads = threads});
-    Runtime rt(b);
-    PreparedProgram plan = rt.prepare(p);
-    std::vector<Tensor> eager, prepared, scoped;
-    {
-      BackendGuard use(b);
-      eager = f(in);
-    }
-    // At budget 4 the rows really are split among threads.
-    if (threads == 4) EXPECT_GT(b.diagnostics().parallel_loops, 0u);
-    prepared = rt.run(plan, in);
-    b.with_execution_scope([&] {
-      BackendGuard use(b);
-      (void)f(in);
-      scoped = f(in);  // a second, cached call
-    });
-    ASSERT_EQ(prepared.size(), ref.size());
-    for (std::size_t o = 0; o < ref.size(); ++o)
-      for (const std::vector<Tensor>* got : {&eager, &prepared, &scoped}) {
-        const Tensor& g = (*got)[o];
-        ASSERT_EQ(g.dtype(), ref[o].dtype()) << "output " << o << " threads " << threads;
-        ASSERT_EQ(g.shape(), ref[o].shape());
-        const Tensor gc = g.contiguous(), rc = ref[o].contiguous();
-        EXPECT_EQ(std::memcmp(gc.data_ptr(), rc.data_ptr(),
-                              static_cast<std::size_t>(g.numel()) * dtype_size(g.dtype())),
-                  0)
-            << "output " << o << " threads " << threads;
-      }
-  }
   // The traced gradient of the sorted values equals the eager one.
   const Tensor w = randn({5}, 63);
   auto loss = [&](std::span<const Tensor> a) {
