@@ -1,6 +1,6 @@
-// Binary elementwise primitives: arithmetic (add, sub, mul, div, maximum, minimum, pow),
-// comparisons (eq, ne, lt, le, gt, ge) and logical ops (logical_and, logical_or, logical_xor). One
-// block per op: element function + partials (elementwise_common.hpp explains the rule kinds).
+// Binary arithmetic primitives: add, sub, mul, div, maximum, minimum, pow, floor_divide and
+// remainder (comparisons and logical ops: elementwise_compare.cpp). One block per op: element
+// function + partials (elementwise_common.hpp explains the rule kinds).
 #include <cmath>
 #include <type_traits>
 
@@ -168,93 +168,14 @@ struct RemainderOp : BinaryDefaults {
   static Partial db(const Tensor& a, const Tensor& b, const Tensor&) { return -floor_divide(a, b); }
 };
 
-// ---- comparisons: bool results, no gradient ----
-struct CompareDefaults : BinaryDefaults {
-  static constexpr bool to_bool = true;
-  static constexpr Ints ints = Ints::native;
-  static constexpr bool bool_ok = true;
-  static constexpr bool complex_ok = false;
-  static constexpr const char* complex_why = "comparisons are undefined on complex";
-  static constexpr Rule rule = Rule::none;
-};
-struct EqOp : CompareDefaults {
-  static constexpr const char* name = "eq";
-  static constexpr bool complex_ok = true;
-  template <class T>
-  static bool apply(T a, T b) {
-    return a == b;
-  }
-};
-struct NeOp : CompareDefaults {
-  static constexpr const char* name = "ne";
-  static constexpr bool complex_ok = true;
-  template <class T>
-  static bool apply(T a, T b) {
-    return a != b;
-  }
-};
-struct LtOp : CompareDefaults {
-  static constexpr const char* name = "lt";
-  template <class T>
-  static bool apply(T a, T b) {
-    return a < b;
-  }
-};
-struct LeOp : CompareDefaults {
-  static constexpr const char* name = "le";
-  template <class T>
-  static bool apply(T a, T b) {
-    return a <= b;
-  }
-};
-struct GtOp : CompareDefaults {
-  static constexpr const char* name = "gt";
-  template <class T>
-  static bool apply(T a, T b) {
-    return a > b;
-  }
-};
-struct GeOp : CompareDefaults {
-  static constexpr const char* name = "ge";
-  template <class T>
-  static bool apply(T a, T b) {
-    return a >= b;
-  }
-};
-
-// ---- logical ops: any dtype, non-zero is true (complex: either part), bool results ----
-struct LogicalDefaults : CompareDefaults {
-  static constexpr bool complex_ok = true;
-};
-struct LogicalAndOp : LogicalDefaults {
-  static constexpr const char* name = "logical_and";
-  template <class T>
-  static bool apply(T a, T b) {
-    return a != T(0) && b != T(0);
-  }
-};
-struct LogicalOrOp : LogicalDefaults {
-  static constexpr const char* name = "logical_or";
-  template <class T>
-  static bool apply(T a, T b) {
-    return a != T(0) || b != T(0);
-  }
-};
-struct LogicalXorOp : LogicalDefaults {
-  static constexpr const char* name = "logical_xor";
-  template <class T>
-  static bool apply(T a, T b) {
-    return (a != T(0)) != (b != T(0));
-  }
-};
-
 }  // namespace
 
 std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name, ScalarSide side,
                                                          Scalar s) {
-  return find_binary<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, EqOp, NeOp, LtOp,
-                     LeOp, GtOp, GeOp, LogicalAndOp, LogicalOrOp, LogicalXorOp, FloorDivideOp,
-                     RemainderOp>(name, side, s);
+  if (auto p = find_binary<AddOp, SubOp, MulOp, DivOp, MaximumOp, MinimumOp, PowOp, FloorDivideOp,
+                           RemainderOp>(name, side, s))
+    return p;
+  return find_elementwise_compare(name, side, s);
 }
 
 }  // namespace detail
@@ -293,19 +214,6 @@ Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
 Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
 Tensor operator/(Scalar a, const Tensor& b) { return div(a, b); }
 
-Tensor eq(const Tensor& a, const Tensor& b) { return apply_binary<detail::EqOp>(a, b); }
-Tensor eq(const Tensor& a, Scalar b) { return apply_binary<detail::EqOp>(a, b); }
-Tensor ne(const Tensor& a, const Tensor& b) { return apply_binary<detail::NeOp>(a, b); }
-Tensor ne(const Tensor& a, Scalar b) { return apply_binary<detail::NeOp>(a, b); }
-Tensor lt(const Tensor& a, const Tensor& b) { return apply_binary<detail::LtOp>(a, b); }
-Tensor lt(const Tensor& a, Scalar b) { return apply_binary<detail::LtOp>(a, b); }
-Tensor le(const Tensor& a, const Tensor& b) { return apply_binary<detail::LeOp>(a, b); }
-Tensor le(const Tensor& a, Scalar b) { return apply_binary<detail::LeOp>(a, b); }
-Tensor gt(const Tensor& a, const Tensor& b) { return apply_binary<detail::GtOp>(a, b); }
-Tensor gt(const Tensor& a, Scalar b) { return apply_binary<detail::GtOp>(a, b); }
-Tensor ge(const Tensor& a, const Tensor& b) { return apply_binary<detail::GeOp>(a, b); }
-Tensor ge(const Tensor& a, Scalar b) { return apply_binary<detail::GeOp>(a, b); }
-
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
   return apply_binary<detail::FloorDivideOp>(a, b);
 }
@@ -314,16 +222,6 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
   return apply_binary<detail::RemainderOp>(a, b);
 }
 Tensor remainder(const Tensor& a, Scalar b) { return apply_binary<detail::RemainderOp>(a, b); }
-
-Tensor logical_and(const Tensor& a, const Tensor& b) {
-  return apply_binary<detail::LogicalAndOp>(a, b);
-}
-Tensor logical_or(const Tensor& a, const Tensor& b) {
-  return apply_binary<detail::LogicalOrOp>(a, b);
-}
-Tensor logical_xor(const Tensor& a, const Tensor& b) {
-  return apply_binary<detail::LogicalXorOp>(a, b);
-}
 
 void add_into(Tensor& o, const Tensor& a, const Tensor& b) { binary_into<detail::AddOp>(o, a, b); }
 void add_into(Tensor& o, const Tensor& a, Scalar b) { binary_into<detail::AddOp>(o, a, b); }
