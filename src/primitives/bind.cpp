@@ -1,4 +1,7 @@
 // bind(): the join point of the catalog and its interpreters, plus the eager interpreter.
+#include <charconv>
+#include <string>
+
 #include "core/alloc.hpp"
 #include "core/tensor_aux.hpp"
 #include "primitives/eager_cache.hpp"
@@ -8,6 +11,12 @@
 namespace tenferro {
 
 namespace detail {
+
+std::string round_trip(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
+  return std::string(buf, r.ptr);
+}
 
 std::string describe(std::span<const Tensor> in) {
   std::string s;

@@ -1,7 +1,6 @@
 // Rule helpers and shape/dtype utilities shared by the elementwise primitives.
 #include "primitives/elementwise_common.hpp"
 
-#include <charconv>
 #include <cmath>
 
 #include "core/strided.hpp"
@@ -72,12 +71,6 @@ const Tensor& with_dtype(const Tensor& x, DType d, Tensor& holder) {
   holder = Tensor::empty(x.shape(), d);
   copy_to_contiguous(x, holder.data_ptr(), d);
   return holder;
-}
-
-std::string round_trip(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
-  return std::string(buf, r.ptr);
 }
 
 DType scalar_dtype(DType d, Scalar s) {

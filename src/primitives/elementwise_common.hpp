@@ -84,9 +84,6 @@ Dims broadcast_shapes(std::string_view op, std::span<const Tensor> in);
 /// x when it has dtype d, else a contiguous converted copy kept in `holder` (mixed-dtype inputs
 /// are converted before the loop; same-dtype inputs cost nothing).
 const Tensor& with_dtype(const Tensor& x, DType d, Tensor& holder);
-/// The shortest decimal text that reads back as exactly `v` ("1e-09", "0.1", "-inf", "nan"):
-/// program printing shows scalar parameters this way.
-std::string round_trip(double v);
 /// Dtype of a Scalar operand next to a tensor of dtype d (docs/dtypes.md, "Scalars"): d, made
 /// complex by an imaginary part; next to an integer tensor, d when the value is a whole number
 /// that fits d, else default_float; next to a bool tensor, i64 for a whole number, else

@@ -135,11 +135,11 @@ class PadPrim final : public PrimitiveWith<PadPrim> {
     s += mode_name(mode_);
     if (mode_ == PadMode::constant) {
       s += " value=";
-      s += std::to_string(value_.real());
+      // As the binary ops print their scalar: a complex value as (re,im).
       if (value_.imag() != 0) {
-        s += '+';
-        s += std::to_string(value_.imag());
-        s += 'i';
+        s += "(" + round_trip(value_.real()) + "," + round_trip(value_.imag()) + ")";
+      } else {
+        s += round_trip(value_.real());
       }
     }
     return s;

@@ -234,6 +234,9 @@ TensorList apply_with_aux(const Primitive& p, std::span<const Tensor> in);
 
 // Helpers for error messages and rules.
 std::string describe(std::span<const Tensor> in);  // "[2, 3] f64, [3] f32"
+/// The shortest decimal text that reads back as exactly `v` ("1e-09", "0.1", "-inf", "nan"):
+/// program printing shows scalar parameters this way.
+std::string round_trip(double v);
 /// Normalises an axis into [0, rank); throws InvalidArgument naming op and shape.
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, std::string_view op);
 

@@ -244,6 +244,19 @@ TEST(Pad, TheAdjointsReverseRuleIsPadThroughPrograms) {
   }
 }
 
+TEST(Pad, ProgramsPrintTheConstantSoItReadsBackExactly) {
+  const std::string printed =
+      trace(
+          [](std::span<const Tensor> in) {
+            return std::vector<Tensor>{pad(in[0], {{1, 0}}, PadMode::constant, 1e-9),
+                                       pad(in[0], {{0, 2}}, PadMode::constant, Scalar(0.1, -2.5))};
+          },
+          {ValueSpec{{3}, DType::c128}})
+          .to_string();
+  EXPECT_NE(printed.find("value=1e-09"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("value=(0.1,-2.5)"), std::string::npos) << printed;
+}
+
 TEST(Pad, EagerPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
   const Tensor wt = randn({70, 70}, 12);
   auto f = [&](std::span<const Tensor> in) {
