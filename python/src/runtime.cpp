@@ -268,9 +268,13 @@ void bind_runtime(py::module_& m) {
         std::vector<Tensor> in = to_tensors(args);
         return unpack(call([&](const std::vector<Tensor>& v) { return p.runtime.run(p.plan, std::span<const Tensor>(v)); }, in));
       })
-      .def("run_into", [](const Prepared& p, const std::vector<Tensor>& inputs, std::vector<Tensor> outputs) {
-        call([&](const std::vector<Tensor>& v) { p.runtime.run_into(p.plan, std::span<const Tensor>(v), std::span<Tensor>(outputs)); }, inputs);
-      }, "inputs"_a, "outputs"_a)
+      .def("run_into", [](const Prepared& p, const std::vector<Tensor>& inputs, py::list outputs) {
+        // Runtime::run_into fills caller SLOTS (it moves the results in): the list's items are
+        // replaced, as the C++ span's elements are.
+        std::vector<Tensor> slots(py::len(outputs));
+        call([&](const std::vector<Tensor>& v) { p.runtime.run_into(p.plan, std::span<const Tensor>(v), std::span<Tensor>(slots)); }, inputs);
+        for (std::size_t k = 0; k < slots.size(); ++k) outputs[k] = py::cast(std::move(slots[k]));
+      }, "inputs"_a, "outputs"_a, "Runs into the slots of the list `outputs` (its items are replaced).")
       .def_property_readonly("input_specs", [](const Prepared& p) { auto s = p.plan.input_specs(); return std::vector<ValueSpec>(s.begin(), s.end()); })
       .def_property_readonly("output_specs", [](const Prepared& p) { auto s = p.plan.output_specs(); return std::vector<ValueSpec>(s.begin(), s.end()); })
       .def_property_readonly("program", [](const Prepared& p) { return p.plan.program(); })
