@@ -39,7 +39,8 @@ MultiFn multi_fn(py::function fn, const char* who) {
     if (py::isinstance<Tensor>(r)) {
       out.push_back(r.cast<Tensor>());
     } else if (py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) {
-      for (py::handle h : r) out.push_back(result_tensor(py::reinterpret_borrow<py::object>(h), who));
+      for (py::handle h : r)
+        out.push_back(result_tensor(py::reinterpret_borrow<py::object>(h), who));
     } else {
       result_tensor(r, who);  // throws the TypeError
     }
@@ -56,63 +57,108 @@ struct GradMode {
 }  // namespace
 
 void bind_autodiff(py::module_& m) {
-  m.def("_grad", [](py::function f, const std::vector<Tensor>& inputs) {
-    return grad(scalar_fn(std::move(f), "grad"), std::span<const Tensor>(inputs));
-  }, "f"_a, "inputs"_a, "C++ grad(f, inputs): f takes a list of tensors and returns a real one-element tensor.");
-  m.def("_value_and_grad", [](py::function f, const std::vector<Tensor>& inputs) {
-    ValueAndGrad r = value_and_grad(scalar_fn(std::move(f), "value_and_grad"), std::span<const Tensor>(inputs));
-    return py::make_tuple(r.value, r.grads);
-  }, "f"_a, "inputs"_a);
-  py::class_<Pullback>(m, "Pullback", "The reverse-mode linear map of one evaluation (holds the graph).")
-      .def("__call__", [](const Pullback& p, const std::vector<Tensor>& cts) {
-        return call([&](const std::vector<Tensor>& c) { return p(std::span<const Tensor>(c)); }, cts);
-      }, "cotangents"_a);
-  m.def("_vjp", [](py::function f, const std::vector<Tensor>& primals) {
-    VjpResult r = vjp(multi_fn(std::move(f), "vjp"), std::span<const Tensor>(primals));
-    return py::make_tuple(r.outputs, r.pullback);
-  }, "f"_a, "primals"_a);
-  m.def("_jvp", [](py::function f, const std::vector<Tensor>& primals, const std::vector<Tensor>& tangents) {
-    JvpResult r = jvp(multi_fn(std::move(f), "jvp"), std::span<const Tensor>(primals),
-                      std::span<const Tensor>(tangents));
-    return py::make_tuple(r.outputs, r.tangents);
-  }, "f"_a, "primals"_a, "tangents"_a);
-  m.def("_hvp", [](py::function f, const std::vector<Tensor>& primals, const std::vector<Tensor>& v) {
-    return hvp(scalar_fn(std::move(f), "hvp"), std::span<const Tensor>(primals), std::span<const Tensor>(v));
-  }, "f"_a, "primals"_a, "v"_a);
+  m.def(
+      "_grad",
+      [](py::function f, const std::vector<Tensor>& inputs) {
+        return grad(scalar_fn(std::move(f), "grad"), std::span<const Tensor>(inputs));
+      },
+      "f"_a, "inputs"_a,
+      "C++ grad(f, inputs): f takes a list of tensors and returns a real one-element tensor.");
+  m.def(
+      "_value_and_grad",
+      [](py::function f, const std::vector<Tensor>& inputs) {
+        ValueAndGrad r = value_and_grad(scalar_fn(std::move(f), "value_and_grad"),
+                                        std::span<const Tensor>(inputs));
+        return py::make_tuple(r.value, r.grads);
+      },
+      "f"_a, "inputs"_a);
+  py::class_<Pullback>(m, "Pullback",
+                       "The reverse-mode linear map of one evaluation (holds the graph).")
+      .def(
+          "__call__",
+          [](const Pullback& p, const std::vector<Tensor>& cts) {
+            return call([&](const std::vector<Tensor>& c) { return p(std::span<const Tensor>(c)); },
+                        cts);
+          },
+          "cotangents"_a);
+  m.def(
+      "_vjp",
+      [](py::function f, const std::vector<Tensor>& primals) {
+        VjpResult r = vjp(multi_fn(std::move(f), "vjp"), std::span<const Tensor>(primals));
+        return py::make_tuple(r.outputs, r.pullback);
+      },
+      "f"_a, "primals"_a);
+  m.def(
+      "_jvp",
+      [](py::function f, const std::vector<Tensor>& primals, const std::vector<Tensor>& tangents) {
+        JvpResult r = jvp(multi_fn(std::move(f), "jvp"), std::span<const Tensor>(primals),
+                          std::span<const Tensor>(tangents));
+        return py::make_tuple(r.outputs, r.tangents);
+      },
+      "f"_a, "primals"_a, "tangents"_a);
+  m.def(
+      "_hvp",
+      [](py::function f, const std::vector<Tensor>& primals, const std::vector<Tensor>& v) {
+        return hvp(scalar_fn(std::move(f), "hvp"), std::span<const Tensor>(primals),
+                   std::span<const Tensor>(v));
+      },
+      "f"_a, "primals"_a, "v"_a);
 
-  m.def("backward", [](const py::object& outputs, const py::object& cotangents, bool retain_graph) {
-    BackwardOptions o{.retain_graph = retain_graph};
-    if (py::isinstance<Tensor>(outputs)) {
-      const Tensor& out = outputs.cast<const Tensor&>();
-      if (cotangents.is_none()) return call([&](const Tensor& t) { backward(t, o); }, out);
-      Tensor ct = asarray(cotangents);
-      return call([&](const Tensor& t, const Tensor& c) { backward(t, c, o); }, out, ct);
-    }
-    auto outs = outputs.cast<std::vector<Tensor>>();
-    auto cts = cotangents.cast<std::vector<Tensor>>();
-    call([&](const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
-      backward(std::span<const Tensor>(a), std::span<const Tensor>(b), o);
-    }, outs, cts);
-  }, "outputs"_a, "cotangents"_a = py::none(), "retain_graph"_a = false);
-  m.def("zero_grad", [](const Tensor& x) { zero_grad(x); }, "x"_a);
-  m.def("detach", [](const Tensor& x) { return detach(x); }, "x"_a);
-  m.def("is_leaf", [](const Tensor& x) { return is_leaf(x); }, "x"_a);
+  m.def(
+      "backward",
+      [](const py::object& outputs, const py::object& cotangents, bool retain_graph) {
+        BackwardOptions o{.retain_graph = retain_graph};
+        if (py::isinstance<Tensor>(outputs)) {
+          const Tensor& out = outputs.cast<const Tensor&>();
+          if (cotangents.is_none()) return call([&](const Tensor& t) { backward(t, o); }, out);
+          Tensor ct = asarray(cotangents);
+          return call([&](const Tensor& t, const Tensor& c) { backward(t, c, o); }, out, ct);
+        }
+        auto outs = outputs.cast<std::vector<Tensor>>();
+        auto cts = cotangents.cast<std::vector<Tensor>>();
+        call(
+            [&](const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+              backward(std::span<const Tensor>(a), std::span<const Tensor>(b), o);
+            },
+            outs, cts);
+      },
+      "outputs"_a, "cotangents"_a = py::none(), "retain_graph"_a = false);
+  m.def(
+      "zero_grad", [](const Tensor& x) { zero_grad(x); }, "x"_a);
+  m.def(
+      "detach", [](const Tensor& x) { return detach(x); }, "x"_a);
+  m.def(
+      "is_leaf", [](const Tensor& x) { return is_leaf(x); }, "x"_a);
   m.def("is_grad_enabled", &is_grad_enabled);
 
   py::class_<GradMode>(m, "_GradMode")
-      .def("__enter__", [](GradMode& g) {
-        if (g.guard) throw Error(ErrorKind::RuntimeState, "grad mode context entered twice");
-        g.guard = std::make_unique<GradModeGuard>(g.enabled);
-      })
+      .def("__enter__",
+           [](GradMode& g) {
+             if (g.guard) throw Error(ErrorKind::RuntimeState, "grad mode context entered twice");
+             g.guard = std::make_unique<GradModeGuard>(g.enabled);
+           })
       .def("__exit__", [](GradMode& g, py::args) {
         g.guard.reset();
         return false;
       });
-  m.def("no_grad", [] { return GradMode{false, nullptr}; },
-        "Context manager: ops on this thread do not record (NoGradGuard).");
-  m.def("enable_grad", [] { return GradMode{true, nullptr}; },
-        "Context manager: ops on this thread record (GradModeGuard(true)).");
-  m.def("set_grad_enabled", [](bool on) { return GradMode{on, nullptr}; }, "enabled"_a);
+  m.def(
+      "no_grad",
+      [] {
+        return GradMode{false, nullptr};
+      },
+      "Context manager: ops on this thread do not record (NoGradGuard).");
+  m.def(
+      "enable_grad",
+      [] {
+        return GradMode{true, nullptr};
+      },
+      "Context manager: ops on this thread record (GradModeGuard(true)).");
+  m.def(
+      "set_grad_enabled",
+      [](bool on) {
+        return GradMode{on, nullptr};
+      },
+      "enabled"_a);
 }
 
 }  // namespace tenferro::python

@@ -63,9 +63,7 @@ struct ExportContext {
   std::vector<std::int64_t> shape, strides;
 };
 
-void delete_export(DLManagedTensor* self) {
-  delete static_cast<ExportContext*>(self->manager_ctx);
-}
+void delete_export(DLManagedTensor* self) { delete static_cast<ExportContext*>(self->manager_ctx); }
 
 void capsule_destructor(PyObject* capsule) {
   if (PyCapsule_IsValid(capsule, kCapsule)) {  // never consumed
@@ -110,10 +108,17 @@ DType from_dl_dtype(DLDataType t) {
 
 py::capsule to_dlpack(const Tensor& t) {
   if (!t.defined() || !t.has_storage())
-    throw Error(ErrorKind::RuntimeState, "__dlpack__: an undefined or traced (symbolic) tensor has no memory to share");
+    throw Error(ErrorKind::RuntimeState,
+                "__dlpack__: an undefined or traced (symbolic) tensor has no memory to share");
   if (t.requires_grad())
     throw Error(ErrorKind::RuntimeState,
                 "__dlpack__: the tensor requires grad; export t.detach() instead (as PyTorch)");
+  for (std::int64_t k = 0; k < t.rank(); ++k)
+    if (t.strides()[k] < 0 && t.shape()[k] > 1)
+      // DLPack consumers assume non-negative strides (PyTorch 1.13 aborts the process on them).
+      throw py::buffer_error(
+          "__dlpack__: the tensor has negative strides, which DLPack consumers do not support; "
+          "export t.contiguous() (a copy), or use np.asarray(t) (zero-copy)");
   auto* ctx = new ExportContext;
   ctx->storage = t.storage();
   ctx->shape.assign(t.shape().begin(), t.shape().end());
@@ -185,8 +190,9 @@ Tensor from_dlpack(const py::object& obj) {
   const auto item = static_cast<std::int64_t>(dtype_size(dtype));
   char* data = static_cast<char*>(dl.data) + dl.byte_offset;
   if (empty) return adopt_python_memory(owner, data, 0, shape, strides, 0, dtype);
-  return adopt_python_memory(owner, data + lo * item, static_cast<std::size_t>((hi - lo + 1) * item),
-                             shape, strides, -lo, dtype);
+  return adopt_python_memory(owner, data + lo * item,
+                             static_cast<std::size_t>((hi - lo + 1) * item), shape, strides, -lo,
+                             dtype);
 }
 
 }  // namespace
@@ -199,8 +205,8 @@ void bind_dlpack(py::module_& m) {
           throw Error(ErrorKind::Unsupported, "__dlpack__: stream must be None for CPU tensors");
         return to_dlpack(t);
       },
-      py::name("__dlpack__"), py::is_method(cls), py::sibling(py::getattr(cls, "__dlpack__", py::none())),
-      "stream"_a = py::none());
+      py::name("__dlpack__"), py::is_method(cls),
+      py::sibling(py::getattr(cls, "__dlpack__", py::none())), "stream"_a = py::none());
   cls.attr("__dlpack__") = dlpack;
   py::cpp_function device([](const Tensor&) { return py::make_tuple(static_cast<int>(kDLCPU), 0); },
                           py::name("__dlpack_device__"), py::is_method(cls));

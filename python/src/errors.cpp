@@ -44,9 +44,10 @@ void bind_errors(py::module_& m) {
       {ErrorKind::LinAlgError, "LinAlgError", PyExc_ValueError},
   };
   for (const KindClass& k : kinds) {
-    std::string doc = std::string("tenferro::Error of kind ") + std::string(to_string(k.kind)) + ".";
-    PyObject* cls = new_exception(m, k.name, py::make_tuple(py::handle(g_error), py::handle(k.builtin)),
-                                  doc.c_str());
+    std::string doc =
+        std::string("tenferro::Error of kind ") + std::string(to_string(k.kind)) + ".";
+    PyObject* cls = new_exception(
+        m, k.name, py::make_tuple(py::handle(g_error), py::handle(k.builtin)), doc.c_str());
     py::handle(cls).attr("kind") = std::string(to_string(k.kind));
     g_kind_classes[static_cast<std::size_t>(k.kind)] = cls;
   }

@@ -40,11 +40,16 @@ py::tuple svd_tuple(const SvdResult& r) { return py::make_tuple(r.U, r.S, r.Vh);
 
 void bind_ops_linalg(py::module_& m) {
   // ---- Contractions ----
-  m.def("matmul", [](const Tensor& a, const Tensor& b) { return call(&matmul, a, b); }, "a"_a, "b"_a);
-  m.def("bmm", [](const Tensor& a, const Tensor& b) { return call(&bmm, a, b); }, "a"_a, "b"_a);
-  m.def("outer", [](const Tensor& a, const Tensor& b) { return call(&outer, a, b); }, "a"_a, "b"_a);
-  m.def("inner", [](const Tensor& a, const Tensor& b) { return call(&inner, a, b); }, "a"_a, "b"_a);
-  m.def("vdot", [](const Tensor& a, const Tensor& b) { return call(&vdot, a, b); }, "a"_a, "b"_a);
+  m.def(
+      "matmul", [](const Tensor& a, const Tensor& b) { return call(&matmul, a, b); }, "a"_a, "b"_a);
+  m.def(
+      "bmm", [](const Tensor& a, const Tensor& b) { return call(&bmm, a, b); }, "a"_a, "b"_a);
+  m.def(
+      "outer", [](const Tensor& a, const Tensor& b) { return call(&outer, a, b); }, "a"_a, "b"_a);
+  m.def(
+      "inner", [](const Tensor& a, const Tensor& b) { return call(&inner, a, b); }, "a"_a, "b"_a);
+  m.def(
+      "vdot", [](const Tensor& a, const Tensor& b) { return call(&vdot, a, b); }, "a"_a, "b"_a);
   m.def(
       "tensordot",
       [](const Tensor& a, const Tensor& b, const py::object& axes) {
@@ -54,9 +59,11 @@ void bind_ops_linalg(py::module_& m) {
         }
         py::sequence s = axes.cast<py::sequence>();
         if (s.size() != 2)
-          throw Error(ErrorKind::InvalidArgument, "tensordot: axes must be an int or a pair of axis lists");
+          throw Error(ErrorKind::InvalidArgument,
+                      "tensordot: axes must be an int or a pair of axis lists");
         Dims aa = to_dims(s[0]), bb = to_dims(s[1]);
-        return call([&](const Tensor& x, const Tensor& y) { return tensordot(x, y, aa, bb); }, a, b);
+        return call([&](const Tensor& x, const Tensor& y) { return tensordot(x, y, aa, bb); }, a,
+                    b);
       },
       "a"_a, "b"_a, "axes"_a = 2);
   m.def(
@@ -78,7 +85,11 @@ void bind_ops_linalg(py::module_& m) {
         std::vector<Tensor> ops;
         for (py::handle h : operands) ops.push_back(asarray(py::reinterpret_borrow<py::object>(h)));
         EinsumOptions o = einsum_options(strategy, optimal_limit, memory_limit);
-        return call([&](const std::vector<Tensor>& v) { return einsum(spec, std::span<const Tensor>(v), o); }, ops);
+        return call(
+            [&](const std::vector<Tensor>& v) {
+              return einsum(spec, std::span<const Tensor>(v), o);
+            },
+            ops);
       },
       "spec"_a, py::kw_only(), "strategy"_a = "auto", "optimal_limit"_a = 8, "memory_limit"_a = 0.0,
       "einsum(spec, *operands): NumPy's subscript grammar ('ij,jk->ik', '...' broadcasting, "
@@ -88,12 +99,16 @@ void bind_ops_linalg(py::module_& m) {
       .def_readonly("flops", &EinsumPath::flops)
       .def_readonly("naive_flops", &EinsumPath::naive_flops)
       .def_readonly("largest_intermediate", &EinsumPath::largest_intermediate)
-      .def_property_readonly("steps", [](const EinsumPath& p) {
-        py::list l;
-        for (const EinsumStep& s : p.steps)
-          l.append(py::make_tuple(s.lhs, s.rhs, s.subscripts, std::vector<std::int64_t>(s.shape.begin(), s.shape.end()), s.flops));
-        return l;
-      })
+      .def_property_readonly(
+          "steps",
+          [](const EinsumPath& p) {
+            py::list l;
+            for (const EinsumStep& s : p.steps)
+              l.append(py::make_tuple(s.lhs, s.rhs, s.subscripts,
+                                      std::vector<std::int64_t>(s.shape.begin(), s.shape.end()),
+                                      s.flops));
+            return l;
+          })
       .def("__str__", &EinsumPath::to_string)
       .def("__repr__", &EinsumPath::to_string);
   m.def(
@@ -115,69 +130,108 @@ void bind_ops_linalg(py::module_& m) {
       "The contraction path for operands (tensors, arrays or shapes).");
 
   // ---- Linear algebra ----
-  m.def("svd", [](const Tensor& a, bool full_matrices, double eps) {
-    SvdOptions o{.full_matrices = full_matrices, .degeneracy_eps = eps};
-    return svd_tuple(call([&](const Tensor& x) { return svd(x, o); }, a));
-  }, "a"_a, "full_matrices"_a = false, "degeneracy_eps"_a = kDefaultDegeneracyEps, "(U, S, Vh).");
-  m.def("svdvals", [](const Tensor& a) { return call(&svdvals, a); }, "a"_a);
-  m.def("svd_truncated", [](const Tensor& a, std::int64_t max_rank, double cutoff, double eps) {
-    return svd_tuple(call([&](const Tensor& x) { return svd_truncated(x, max_rank, cutoff, eps); }, a));
-  }, "a"_a, "max_rank"_a, "cutoff"_a = 0.0, "degeneracy_eps"_a = kDefaultDegeneracyEps);
-  m.def("qr", [](const Tensor& a, const std::string& mode) {
-    QrMode qm;
-    if (mode == "reduced")
-      qm = QrMode::reduced;
-    else if (mode == "complete")
-      qm = QrMode::complete;
-    else
-      throw Error(ErrorKind::InvalidArgument, "qr: mode must be 'reduced' or 'complete'");
-    QrResult r = call([&](const Tensor& x) { return qr(x, qm); }, a);
-    return py::make_tuple(r.Q, r.R);
-  }, "a"_a, "mode"_a = "reduced", "(Q, R).");
-  m.def("eigh", [](const Tensor& a, const std::string& uplo, double eps) {
-    EighOptions o{.uplo = to_uplo(uplo), .degeneracy_eps = eps};
-    EighResult r = call([&](const Tensor& x) { return eigh(x, o); }, a);
-    return py::make_tuple(r.eigenvalues, r.eigenvectors);
-  }, "a"_a, "UPLO"_a = "L", "degeneracy_eps"_a = kDefaultDegeneracyEps, "(eigenvalues, eigenvectors).");
-  m.def("eigvalsh", [](const Tensor& a, const std::string& uplo) {
-    Uplo u = to_uplo(uplo);
-    return call([&](const Tensor& x) { return eigvalsh(x, u); }, a);
-  }, "a"_a, "UPLO"_a = "L");
-  m.def("cholesky", [](const Tensor& a, bool upper) {
-    return call([&](const Tensor& x) { return cholesky(x, upper); }, a);
-  }, "a"_a, "upper"_a = false);
-  m.def("solve", [](const Tensor& a, const Tensor& b) { return call(&solve, a, b); }, "a"_a, "b"_a);
-  m.def("triangular_solve", [](const Tensor& a, const Tensor& b, bool upper, bool left, bool unit) {
-    return call([&](const Tensor& x, const Tensor& y) { return triangular_solve(x, y, upper, left, unit); }, a, b);
-  }, "a"_a, "b"_a, "upper"_a, "left"_a = true, "unit_diagonal"_a = false);
-  m.def("lstsq", [](const Tensor& a, const Tensor& b) { return call(&lstsq, a, b); }, "a"_a, "b"_a);
-  m.def("inv", [](const Tensor& a) { return call(&inv, a); }, "a"_a);
-  m.def("det", [](const Tensor& a) { return call(&det, a); }, "a"_a);
-  m.def("slogdet", [](const Tensor& a) {
-    SlogdetResult r = call(&slogdet, a);
-    return py::make_tuple(r.sign, r.logabsdet);
-  }, "a"_a, "(sign, logabsdet).");
-  m.def("matrix_norm", [](const Tensor& a, const py::object& ord, bool keepdims) {
-    MatrixNormOrd o = MatrixNormOrd::fro;
-    if (py::isinstance<py::str>(ord)) {
-      const auto s = ord.cast<std::string>();
-      if (s == "fro")
-        o = MatrixNormOrd::fro;
-      else if (s == "nuc")
-        o = MatrixNormOrd::nuc;
-      else
-        throw Error(ErrorKind::InvalidArgument, "matrix_norm: ord must be 'fro', 'nuc' or 2");
-    } else if (ord.cast<double>() == 2.0) {
-      o = MatrixNormOrd::spectral;
-    } else {
-      throw Error(ErrorKind::InvalidArgument, "matrix_norm: ord must be 'fro', 'nuc' or 2");
-    }
-    return call([&](const Tensor& x) { return matrix_norm(x, o, keepdims); }, a);
-  }, "a"_a, "ord"_a = "fro", "keepdims"_a = false);
-  m.def("vector_norm", [](const Tensor& x, double ord, const py::object& axis, bool keepdims) {
-    Dims axes = to_axes(axis);
-    return call([&](const Tensor& t) { return vector_norm(t, ord, axes, keepdims); }, x);
-  }, "x"_a, "ord"_a = 2.0, "axis"_a = py::none(), "keepdims"_a = false);
+  m.def(
+      "svd",
+      [](const Tensor& a, bool full_matrices, double eps) {
+        SvdOptions o{.full_matrices = full_matrices, .degeneracy_eps = eps};
+        return svd_tuple(call([&](const Tensor& x) { return svd(x, o); }, a));
+      },
+      "a"_a, "full_matrices"_a = false, "degeneracy_eps"_a = kDefaultDegeneracyEps, "(U, S, Vh).");
+  m.def(
+      "svdvals", [](const Tensor& a) { return call(&svdvals, a); }, "a"_a);
+  m.def(
+      "svd_truncated",
+      [](const Tensor& a, std::int64_t max_rank, double cutoff, double eps) {
+        return svd_tuple(
+            call([&](const Tensor& x) { return svd_truncated(x, max_rank, cutoff, eps); }, a));
+      },
+      "a"_a, "max_rank"_a, "cutoff"_a = 0.0, "degeneracy_eps"_a = kDefaultDegeneracyEps);
+  m.def(
+      "qr",
+      [](const Tensor& a, const std::string& mode) {
+        QrMode qm;
+        if (mode == "reduced")
+          qm = QrMode::reduced;
+        else if (mode == "complete")
+          qm = QrMode::complete;
+        else
+          throw Error(ErrorKind::InvalidArgument, "qr: mode must be 'reduced' or 'complete'");
+        QrResult r = call([&](const Tensor& x) { return qr(x, qm); }, a);
+        return py::make_tuple(r.Q, r.R);
+      },
+      "a"_a, "mode"_a = "reduced", "(Q, R).");
+  m.def(
+      "eigh",
+      [](const Tensor& a, const std::string& uplo, double eps) {
+        EighOptions o{.uplo = to_uplo(uplo), .degeneracy_eps = eps};
+        EighResult r = call([&](const Tensor& x) { return eigh(x, o); }, a);
+        return py::make_tuple(r.eigenvalues, r.eigenvectors);
+      },
+      "a"_a, "UPLO"_a = "L", "degeneracy_eps"_a = kDefaultDegeneracyEps,
+      "(eigenvalues, eigenvectors).");
+  m.def(
+      "eigvalsh",
+      [](const Tensor& a, const std::string& uplo) {
+        Uplo u = to_uplo(uplo);
+        return call([&](const Tensor& x) { return eigvalsh(x, u); }, a);
+      },
+      "a"_a, "UPLO"_a = "L");
+  m.def(
+      "cholesky",
+      [](const Tensor& a, bool upper) {
+        return call([&](const Tensor& x) { return cholesky(x, upper); }, a);
+      },
+      "a"_a, "upper"_a = false);
+  m.def(
+      "solve", [](const Tensor& a, const Tensor& b) { return call(&solve, a, b); }, "a"_a, "b"_a);
+  m.def(
+      "triangular_solve",
+      [](const Tensor& a, const Tensor& b, bool upper, bool left, bool unit) {
+        return call([&](const Tensor& x,
+                        const Tensor& y) { return triangular_solve(x, y, upper, left, unit); },
+                    a, b);
+      },
+      "a"_a, "b"_a, "upper"_a, "left"_a = true, "unit_diagonal"_a = false);
+  m.def(
+      "lstsq", [](const Tensor& a, const Tensor& b) { return call(&lstsq, a, b); }, "a"_a, "b"_a);
+  m.def(
+      "inv", [](const Tensor& a) { return call(&inv, a); }, "a"_a);
+  m.def(
+      "det", [](const Tensor& a) { return call(&det, a); }, "a"_a);
+  m.def(
+      "slogdet",
+      [](const Tensor& a) {
+        SlogdetResult r = call(&slogdet, a);
+        return py::make_tuple(r.sign, r.logabsdet);
+      },
+      "a"_a, "(sign, logabsdet).");
+  m.def(
+      "matrix_norm",
+      [](const Tensor& a, const py::object& ord, bool keepdims) {
+        MatrixNormOrd o = MatrixNormOrd::fro;
+        if (py::isinstance<py::str>(ord)) {
+          const auto s = ord.cast<std::string>();
+          if (s == "fro")
+            o = MatrixNormOrd::fro;
+          else if (s == "nuc")
+            o = MatrixNormOrd::nuc;
+          else
+            throw Error(ErrorKind::InvalidArgument, "matrix_norm: ord must be 'fro', 'nuc' or 2");
+        } else if (ord.cast<double>() == 2.0) {
+          o = MatrixNormOrd::spectral;
+        } else {
+          throw Error(ErrorKind::InvalidArgument, "matrix_norm: ord must be 'fro', 'nuc' or 2");
+        }
+        return call([&](const Tensor& x) { return matrix_norm(x, o, keepdims); }, a);
+      },
+      "a"_a, "ord"_a = "fro", "keepdims"_a = false);
+  m.def(
+      "vector_norm",
+      [](const Tensor& x, double ord, const py::object& axis, bool keepdims) {
+        Dims axes = to_axes(axis);
+        return call([&](const Tensor& t) { return vector_norm(t, ord, axes, keepdims); }, x);
+      },
+      "x"_a, "ord"_a = 2.0, "axis"_a = py::none(), "keepdims"_a = false);
 }
 
 }  // namespace tenferro::python

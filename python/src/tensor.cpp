@@ -46,11 +46,11 @@ std::optional<DType> dtype_from_numpy(const py::dtype& dt) {
 
 std::optional<DType> dtype_from_name(const std::string& s) {
   static const std::pair<const char*, DType> names[] = {
-      {"bool", DType::boolean},     {"bool_", DType::boolean},  {"i32", DType::i32},
-      {"int32", DType::i32},        {"i64", DType::i64},        {"int64", DType::i64},
-      {"f32", DType::f32},          {"float32", DType::f32},    {"f64", DType::f64},
-      {"float64", DType::f64},      {"c64", DType::c64},        {"complex64", DType::c64},
-      {"c128", DType::c128},        {"complex128", DType::c128}};
+      {"bool", DType::boolean}, {"bool_", DType::boolean},  {"i32", DType::i32},
+      {"int32", DType::i32},    {"i64", DType::i64},        {"int64", DType::i64},
+      {"f32", DType::f32},      {"float32", DType::f32},    {"f64", DType::f64},
+      {"float64", DType::f64},  {"c64", DType::c64},        {"complex64", DType::c64},
+      {"c128", DType::c128},    {"complex128", DType::c128}};
   for (const auto& [n, d] : names)
     if (s == n) return d;
   return std::nullopt;
@@ -442,7 +442,8 @@ void setitem(Tensor& x, py::handle key, py::handle value) {
     src = operand(value);
     if (src.has_storage() && view.has_storage() && src.storage().get() == view.storage().get())
       src = call(&copy, src);  // the _into ops refuse overlapping (shifted) views of the output
-    if (src.dtype() != view.dtype()) src = call([&](const Tensor& t) { return cast(t, view.dtype()); }, src);
+    if (src.dtype() != view.dtype())
+      src = call([&](const Tensor& t) { return cast(t, view.dtype()); }, src);
   }
   src = src.broadcast_to(view.shape());
   call([&](const Tensor& s) { conj_into(view, s); }, src);  // conj is the identity on real dtypes
@@ -461,8 +462,9 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("is_complex", [](const PyDType& d) { return is_complex(d.d); })
       .def_property_readonly("is_floating", [](const PyDType& d) { return is_floating(d.d); })
       .def_property_readonly("is_integral", [](const PyDType& d) { return is_integral(d.d); })
-      .def_property_readonly("dtype", [](const PyDType& d) { return numpy_dtype(d.d); },
-                             "The NumPy dtype (so np.dtype(tenferro.f64) works).")
+      .def_property_readonly(
+          "dtype", [](const PyDType& d) { return numpy_dtype(d.d); },
+          "The NumPy dtype (so np.dtype(tenferro.f64) works).")
       .def("__eq__",
            [](const PyDType& d, py::handle o) {
              auto other = to_dtype_or_none(o);
@@ -473,27 +475,30 @@ void bind_tensor(py::module_& m) {
              auto other = to_dtype_or_none(o);
              return !(other && *other == d.d);
            })
-      .def("__hash__", [](const PyDType& d) { return py::hash(py::str(std::string(dtype_name(d.d)))); })
+      .def("__hash__",
+           [](const PyDType& d) { return py::hash(py::str(std::string(dtype_name(d.d)))); })
       .def("__str__", [](const PyDType& d) { return std::string(dtype_name(d.d)); })
       .def("__repr__", [](const PyDType& d) {
         return "tenferro." + std::string(d.d == DType::boolean ? "bool_" : dtype_name(d.d));
       });
   const std::pair<const char*, DType> names[] = {
-      {"bool_", DType::boolean}, {"i32", DType::i32},       {"i64", DType::i64},
-      {"f32", DType::f32},       {"f64", DType::f64},       {"c64", DType::c64},
-      {"c128", DType::c128},     {"int32", DType::i32},     {"int64", DType::i64},
-      {"float32", DType::f32},   {"float64", DType::f64},   {"complex64", DType::c64},
+      {"bool_", DType::boolean},  {"i32", DType::i32},     {"i64", DType::i64},
+      {"f32", DType::f32},        {"f64", DType::f64},     {"c64", DType::c64},
+      {"c128", DType::c128},      {"int32", DType::i32},   {"int64", DType::i64},
+      {"float32", DType::f32},    {"float64", DType::f64}, {"complex64", DType::c64},
       {"complex128", DType::c128}};
   for (const auto& [name, d] : names) {
     py::object& obj = dtype_object(d);
     if (!obj) obj = py::cast(PyDType{d});
     m.attr(name) = obj;
   }
-  m.def("dtype", [](py::handle o) { return dtype_object(to_dtype(o)); }, "obj"_a,
-        "The tenferro dtype object for a name, a NumPy dtype or a tenferro dtype.");
-  m.def("promote_types",
-        [](py::handle a, py::handle b) { return dtype_object(promote(to_dtype(a), to_dtype(b))); },
-        "a"_a, "b"_a, "The promoted dtype (tenferro's rules, docs/dtypes.md).");
+  m.def(
+      "dtype", [](py::handle o) { return dtype_object(to_dtype(o)); }, "obj"_a,
+      "The tenferro dtype object for a name, a NumPy dtype or a tenferro dtype.");
+  m.def(
+      "promote_types",
+      [](py::handle a, py::handle b) { return dtype_object(promote(to_dtype(a), to_dtype(b))); },
+      "a"_a, "b"_a, "The promoted dtype (tenferro's rules, docs/dtypes.md).");
 
   auto dims_tuple = [](const Dims& d) {
     py::tuple t(d.size());
@@ -509,8 +514,9 @@ void bind_tensor(py::module_& m) {
           "obj"_a, "dtype"_a = py::none())
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_property_readonly("shape", [=](const Tensor& t) { return dims_tuple(t.shape()); })
-      .def_property_readonly("strides", [=](const Tensor& t) { return dims_tuple(t.strides()); },
-                             "Strides in ELEMENTS (NumPy's ndarray.strides are in bytes).")
+      .def_property_readonly(
+          "strides", [=](const Tensor& t) { return dims_tuple(t.strides()); },
+          "Strides in ELEMENTS (NumPy's ndarray.strides are in bytes).")
       .def_property_readonly("offset", &Tensor::offset, "Offset into the storage, in elements.")
       .def_property_readonly("ndim", &Tensor::rank)
       .def_property_readonly("size", &Tensor::numel)
@@ -520,16 +526,23 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("defined", &Tensor::defined)
       .def_property_readonly("has_storage", &Tensor::has_storage)
       .def("is_contiguous", &Tensor::is_contiguous)
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); })
-      .def("__repr__", [](const Tensor& t) { return t.defined() ? t.to_string() : std::string("Tensor(undefined)"); })
-      .def("__str__", [](const Tensor& t) { return t.defined() ? t.to_string() : std::string("Tensor(undefined)"); })
+      .def("data_ptr",
+           [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); })
+      .def("__repr__",
+           [](const Tensor& t) {
+             return t.defined() ? t.to_string() : std::string("Tensor(undefined)");
+           })
+      .def("__str__",
+           [](const Tensor& t) {
+             return t.defined() ? t.to_string() : std::string("Tensor(undefined)");
+           })
       .def("numpy", &to_numpy,
            "A NumPy array sharing this tensor's memory (zero-copy; it keeps the storage alive).")
       .def(
           "__array__",
           [](const Tensor& t, const py::object& dtype, const py::object&) -> py::object {
             py::array a = to_numpy(t);
-            if (dtype.is_none()) return std::move(a);
+            if (dtype.is_none()) return a;
             return a.attr("astype")(dtype, py::arg("copy") = false);
           },
           "dtype"_a = py::none(), "copy"_a = py::none())
@@ -546,8 +559,7 @@ void bind_tensor(py::module_& m) {
            })
       .def("__float__", [](const Tensor& t) { return py::float_(item_of(t)); })
       .def("__int__", [](const Tensor& t) { return py::int_(item_of(t)); })
-      .def("__complex__",
-           [](const Tensor& t) { return t.item<c128>(); })
+      .def("__complex__", [](const Tensor& t) { return t.item<c128>(); })
       .def("__index__",
            [](const Tensor& t) {
              if (!is_integral(t.dtype()) || t.rank() != 0)
@@ -562,33 +574,35 @@ void bind_tensor(py::module_& m) {
       .def("__getitem__", &getitem)
       .def("__setitem__", &setitem)
       // Views and layout (catalog ops: recorded by autodiff, captured by tracing).
-      .def(
-          "reshape",
-          [](const Tensor& t, py::args shape) {
-            Dims d = shape.size() == 1 && !py::isinstance<py::int_>(shape[0]) ? to_dims(shape[0])
-                                                                                : to_dims(shape);
-            return t.reshape(d);
-          })
+      .def("reshape",
+           [](const Tensor& t, py::args shape) {
+             Dims d = shape.size() == 1 && !py::isinstance<py::int_>(shape[0]) ? to_dims(shape[0])
+                                                                               : to_dims(shape);
+             return t.reshape(d);
+           })
       .def("permute",
            [](const Tensor& t, py::args axes) {
              Dims d = axes.size() == 1 && !py::isinstance<py::int_>(axes[0]) ? to_dims(axes[0])
-                                                                              : to_dims(axes);
+                                                                             : to_dims(axes);
              return t.permute(d);
            })
       .def("transpose", &Tensor::transpose, "a"_a = -2, "b"_a = -1)
-      .def_property_readonly("T",
-                             [](const Tensor& t) {
-                               Dims axes;
-                               for (std::int64_t k = t.rank() - 1; k >= 0; --k) axes.push_back(k);
-                               return t.permute(axes);
-                             },
-                             "All axes reversed (NumPy's .T).")
+      .def_property_readonly(
+          "T",
+          [](const Tensor& t) {
+            Dims axes;
+            for (std::int64_t k = t.rank() - 1; k >= 0; --k) axes.push_back(k);
+            return t.permute(axes);
+          },
+          "All axes reversed (NumPy's .T).")
       .def("slice", &Tensor::slice, "axis"_a, "start"_a, "stop"_a, "step"_a = 1)
-      .def("broadcast_to", [](const Tensor& t, const py::object& s) { return t.broadcast_to(to_dims(s)); })
+      .def("broadcast_to",
+           [](const Tensor& t, const py::object& s) { return t.broadcast_to(to_dims(s)); })
       .def("expand", [](const Tensor& t, const py::object& s) { return t.expand(to_dims(s)); })
       .def("squeeze", &Tensor::squeeze, "axis"_a)
       .def("unsqueeze", &Tensor::unsqueeze, "axis"_a)
-      .def("contiguous", [](const Tensor& t) { return call([](const Tensor& x) { return x.contiguous(); }, t); })
+      .def("contiguous",
+           [](const Tensor& t) { return call([](const Tensor& x) { return x.contiguous(); }, t); })
       .def("astype",
            [](const Tensor& t, py::handle d) {
              DType dt = to_dtype(d);
@@ -629,47 +643,113 @@ void bind_tensor(py::module_& m) {
           },
           "gradient"_a = py::none(), "retain_graph"_a = false)
       // Operators (NumPy broadcasting and tenferro's promotion, docs/dtypes.md).
-      .def("__add__", [](py::handle a, py::handle b) { return apply_binary(kAdd, a, b); }, py::is_operator())
-      .def("__radd__", [](py::handle a, py::handle b) { return apply_binary(kAdd, b, a); }, py::is_operator())
-      .def("__sub__", [](py::handle a, py::handle b) { return apply_binary(kSub, a, b); }, py::is_operator())
-      .def("__rsub__", [](py::handle a, py::handle b) { return apply_binary(kSub, b, a); }, py::is_operator())
-      .def("__mul__", [](py::handle a, py::handle b) { return apply_binary(kMul, a, b); }, py::is_operator())
-      .def("__rmul__", [](py::handle a, py::handle b) { return apply_binary(kMul, b, a); }, py::is_operator())
-      .def("__truediv__", [](py::handle a, py::handle b) { return apply_binary(kDiv, a, b); }, py::is_operator())
-      .def("__rtruediv__", [](py::handle a, py::handle b) { return apply_binary(kDiv, b, a); }, py::is_operator())
-      .def("__floordiv__", [](py::handle a, py::handle b) { return apply_binary(kFloorDiv, a, b); }, py::is_operator())
-      .def("__rfloordiv__", [](py::handle a, py::handle b) { return apply_binary(kFloorDiv, b, a); }, py::is_operator())
-      .def("__mod__", [](py::handle a, py::handle b) { return apply_binary(kRemainder, a, b); }, py::is_operator())
-      .def("__rmod__", [](py::handle a, py::handle b) { return apply_binary(kRemainder, b, a); }, py::is_operator())
-      .def("__pow__", [](py::handle a, py::handle b) { return apply_binary(kPow, a, b); }, py::is_operator())
-      .def("__rpow__", [](py::handle a, py::handle b) { return apply_binary(kPow, b, a); }, py::is_operator())
-      .def("__matmul__", [](py::handle a, py::handle b) { return apply_binary(kMatmul, a, b); }, py::is_operator())
-      .def("__rmatmul__", [](py::handle a, py::handle b) { return apply_binary(kMatmul, b, a); }, py::is_operator())
-      .def("__and__", [](py::handle a, py::handle b) { return apply_binary(kAnd, a, b); }, py::is_operator())
-      .def("__rand__", [](py::handle a, py::handle b) { return apply_binary(kAnd, b, a); }, py::is_operator())
-      .def("__or__", [](py::handle a, py::handle b) { return apply_binary(kOr, a, b); }, py::is_operator())
-      .def("__ror__", [](py::handle a, py::handle b) { return apply_binary(kOr, b, a); }, py::is_operator())
-      .def("__xor__", [](py::handle a, py::handle b) { return apply_binary(kXor, a, b); }, py::is_operator())
-      .def("__rxor__", [](py::handle a, py::handle b) { return apply_binary(kXor, b, a); }, py::is_operator())
-      .def("__eq__", [](py::handle a, py::handle b) { return apply_binary(kEq, a, b); }, py::is_operator())
-      .def("__ne__", [](py::handle a, py::handle b) { return apply_binary(kNe, a, b); }, py::is_operator())
-      .def("__lt__", [](py::handle a, py::handle b) { return apply_binary(kLt, a, b); }, py::is_operator())
-      .def("__le__", [](py::handle a, py::handle b) { return apply_binary(kLe, a, b); }, py::is_operator())
-      .def("__gt__", [](py::handle a, py::handle b) { return apply_binary(kGt, a, b); }, py::is_operator())
-      .def("__ge__", [](py::handle a, py::handle b) { return apply_binary(kGe, a, b); }, py::is_operator())
-      .def("__neg__", [](const Tensor& t) { return call(static_cast<Tensor (*)(const Tensor&)>(&neg), t); })
+      .def(
+          "__add__", [](py::handle a, py::handle b) { return apply_binary(kAdd, a, b); },
+          py::is_operator())
+      .def(
+          "__radd__", [](py::handle a, py::handle b) { return apply_binary(kAdd, b, a); },
+          py::is_operator())
+      .def(
+          "__sub__", [](py::handle a, py::handle b) { return apply_binary(kSub, a, b); },
+          py::is_operator())
+      .def(
+          "__rsub__", [](py::handle a, py::handle b) { return apply_binary(kSub, b, a); },
+          py::is_operator())
+      .def(
+          "__mul__", [](py::handle a, py::handle b) { return apply_binary(kMul, a, b); },
+          py::is_operator())
+      .def(
+          "__rmul__", [](py::handle a, py::handle b) { return apply_binary(kMul, b, a); },
+          py::is_operator())
+      .def(
+          "__truediv__", [](py::handle a, py::handle b) { return apply_binary(kDiv, a, b); },
+          py::is_operator())
+      .def(
+          "__rtruediv__", [](py::handle a, py::handle b) { return apply_binary(kDiv, b, a); },
+          py::is_operator())
+      .def(
+          "__floordiv__", [](py::handle a, py::handle b) { return apply_binary(kFloorDiv, a, b); },
+          py::is_operator())
+      .def(
+          "__rfloordiv__", [](py::handle a, py::handle b) { return apply_binary(kFloorDiv, b, a); },
+          py::is_operator())
+      .def(
+          "__mod__", [](py::handle a, py::handle b) { return apply_binary(kRemainder, a, b); },
+          py::is_operator())
+      .def(
+          "__rmod__", [](py::handle a, py::handle b) { return apply_binary(kRemainder, b, a); },
+          py::is_operator())
+      .def(
+          "__pow__", [](py::handle a, py::handle b) { return apply_binary(kPow, a, b); },
+          py::is_operator())
+      .def(
+          "__rpow__", [](py::handle a, py::handle b) { return apply_binary(kPow, b, a); },
+          py::is_operator())
+      .def(
+          "__matmul__", [](py::handle a, py::handle b) { return apply_binary(kMatmul, a, b); },
+          py::is_operator())
+      .def(
+          "__rmatmul__", [](py::handle a, py::handle b) { return apply_binary(kMatmul, b, a); },
+          py::is_operator())
+      .def(
+          "__and__", [](py::handle a, py::handle b) { return apply_binary(kAnd, a, b); },
+          py::is_operator())
+      .def(
+          "__rand__", [](py::handle a, py::handle b) { return apply_binary(kAnd, b, a); },
+          py::is_operator())
+      .def(
+          "__or__", [](py::handle a, py::handle b) { return apply_binary(kOr, a, b); },
+          py::is_operator())
+      .def(
+          "__ror__", [](py::handle a, py::handle b) { return apply_binary(kOr, b, a); },
+          py::is_operator())
+      .def(
+          "__xor__", [](py::handle a, py::handle b) { return apply_binary(kXor, a, b); },
+          py::is_operator())
+      .def(
+          "__rxor__", [](py::handle a, py::handle b) { return apply_binary(kXor, b, a); },
+          py::is_operator())
+      .def(
+          "__eq__", [](py::handle a, py::handle b) { return apply_binary(kEq, a, b); },
+          py::is_operator())
+      .def(
+          "__ne__", [](py::handle a, py::handle b) { return apply_binary(kNe, a, b); },
+          py::is_operator())
+      .def(
+          "__lt__", [](py::handle a, py::handle b) { return apply_binary(kLt, a, b); },
+          py::is_operator())
+      .def(
+          "__le__", [](py::handle a, py::handle b) { return apply_binary(kLe, a, b); },
+          py::is_operator())
+      .def(
+          "__gt__", [](py::handle a, py::handle b) { return apply_binary(kGt, a, b); },
+          py::is_operator())
+      .def(
+          "__ge__", [](py::handle a, py::handle b) { return apply_binary(kGe, a, b); },
+          py::is_operator())
+      .def("__neg__",
+           [](const Tensor& t) { return call(static_cast<Tensor (*)(const Tensor&)>(&neg), t); })
       .def("__pos__", [](const Tensor& t) { return t; })
-      .def("__abs__", [](const Tensor& t) { return call(static_cast<Tensor (*)(const Tensor&)>(&tenferro::abs), t); })
+      .def("__abs__",
+           [](const Tensor& t) {
+             return call(static_cast<Tensor (*)(const Tensor&)>(&tenferro::abs), t);
+           })
       .def("__invert__", [](const Tensor& t) { return call(&logical_not, t); })
-      .def("__iadd__", [](py::object s, py::handle o) {
-        return inplace(s, o, kAdd, static_cast<IntoTT>(&add_into), static_cast<IntoTS>(&add_into));
-      })
-      .def("__isub__", [](py::object s, py::handle o) {
-        return inplace(s, o, kSub, static_cast<IntoTT>(&sub_into), static_cast<IntoTS>(&sub_into));
-      })
-      .def("__imul__", [](py::object s, py::handle o) {
-        return inplace(s, o, kMul, static_cast<IntoTT>(&mul_into), static_cast<IntoTS>(&mul_into));
-      })
+      .def("__iadd__",
+           [](py::object s, py::handle o) {
+             return inplace(s, o, kAdd, static_cast<IntoTT>(&add_into),
+                            static_cast<IntoTS>(&add_into));
+           })
+      .def("__isub__",
+           [](py::object s, py::handle o) {
+             return inplace(s, o, kSub, static_cast<IntoTT>(&sub_into),
+                            static_cast<IntoTS>(&sub_into));
+           })
+      .def("__imul__",
+           [](py::object s, py::handle o) {
+             return inplace(s, o, kMul, static_cast<IntoTT>(&mul_into),
+                            static_cast<IntoTS>(&mul_into));
+           })
       .def("__itruediv__", [](py::object s, py::handle o) {
         return inplace(s, o, kDiv, static_cast<IntoTT>(&div_into), static_cast<IntoTS>(&div_into));
       });
@@ -677,25 +757,34 @@ void bind_tensor(py::module_& m) {
   cls.attr("__hash__") = py::none();
   py::implicitly_convertible<py::object, Tensor>();  // any array-like where a Tensor is expected
 
-  m.def("asarray",
-        [](const py::object& obj, const py::object& dtype) { return asarray(obj, to_dtype_or_none(dtype)); },
-        "obj"_a, "dtype"_a = py::none(),
-        "A Tensor from a Tensor, NumPy array (zero-copy when aligned, writeable and native-endian), "
-        "Python scalar or nested list; dtype converts (a Tensor is cast).");
+  m.def(
+      "asarray",
+      [](const py::object& obj, const py::object& dtype) {
+        return asarray(obj, to_dtype_or_none(dtype));
+      },
+      "obj"_a, "dtype"_a = py::none(),
+      "A Tensor from a Tensor, NumPy array (zero-copy when aligned, writeable and native-endian), "
+      "Python scalar or nested list; dtype converts (a Tensor is cast).");
   m.def("numpy", &to_numpy, "t"_a);
 
   // ---- Construction ----
-  m.def("zeros", [](const py::object& s, py::handle d) { return zeros(to_dims(s), to_dtype(d)); },
-        "shape"_a, "dtype"_a = dtype_object(DType::f64));
-  m.def("ones", [](const py::object& s, py::handle d) { return ones(to_dims(s), to_dtype(d)); },
-        "shape"_a, "dtype"_a = dtype_object(DType::f64));
-  m.def("empty", [](const py::object& s, py::handle d) { return Tensor::empty(to_dims(s), to_dtype(d)); },
-        "shape"_a, "dtype"_a = dtype_object(DType::f64));
-  m.def("full",
-        [](const py::object& s, Scalar v, py::handle d) { return full(to_dims(s), v, to_dtype(d)); },
-        "shape"_a, "value"_a, "dtype"_a = dtype_object(DType::f64));
-  m.def("scalar_tensor", [](Scalar v, py::handle d) { return scalar_tensor(v, to_dtype(d)); },
-        "value"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "zeros", [](const py::object& s, py::handle d) { return zeros(to_dims(s), to_dtype(d)); },
+      "shape"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "ones", [](const py::object& s, py::handle d) { return ones(to_dims(s), to_dtype(d)); },
+      "shape"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "empty",
+      [](const py::object& s, py::handle d) { return Tensor::empty(to_dims(s), to_dtype(d)); },
+      "shape"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "full",
+      [](const py::object& s, Scalar v, py::handle d) { return full(to_dims(s), v, to_dtype(d)); },
+      "shape"_a, "value"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "scalar_tensor", [](Scalar v, py::handle d) { return scalar_tensor(v, to_dtype(d)); },
+      "value"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "arange",
       [](const py::object& start, const py::object& stop, const py::object& step,
@@ -710,32 +799,49 @@ void bind_tensor(py::module_& m) {
         return arange(start.cast<double>(), stop.cast<double>(), step.cast<double>(), d);
       },
       "start"_a, "stop"_a = py::none(), "step"_a = 1, "dtype"_a = py::none());
-  m.def("rand",
-        [](const py::object& s, std::uint64_t seed, py::handle d) { return rand(to_dims(s), seed, to_dtype(d)); },
-        "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
-  m.def("randn",
-        [](const py::object& s, std::uint64_t seed, py::handle d) { return randn(to_dims(s), seed, to_dtype(d)); },
-        "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
-  m.def("allclose",
-        [](const Tensor& a, const Tensor& b, double rtol, double atol) {
-          return call([&](const Tensor& x, const Tensor& y) { return allclose(x, y, rtol, atol); }, a, b);
-        },
-        "a"_a, "b"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8);
+  m.def(
+      "rand",
+      [](const py::object& s, std::uint64_t seed, py::handle d) {
+        return rand(to_dims(s), seed, to_dtype(d));
+      },
+      "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "randn",
+      [](const py::object& s, std::uint64_t seed, py::handle d) {
+        return randn(to_dims(s), seed, to_dtype(d));
+      },
+      "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "allclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol) {
+        return call([&](const Tensor& x, const Tensor& y) { return allclose(x, y, rtol, atol); }, a,
+                    b);
+      },
+      "a"_a, "b"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8);
 
   // Binary ops with NumPy-style scalar handling (Scalar forms where C++ has them).
-  const std::pair<const char*, const Binary*> binaries[] = {
-      {"add", &kAdd},         {"sub", &kSub},
-      {"mul", &kMul},         {"div", &kDiv},
-      {"pow", &kPow},         {"floor_divide", &kFloorDiv},
-      {"remainder", &kRemainder}, {"maximum", &kMaximum},
-      {"minimum", &kMinimum}, {"eq", &kEq},
-      {"ne", &kNe},           {"lt", &kLt},
-      {"le", &kLe},           {"gt", &kGt},
-      {"ge", &kGe},           {"logical_and", &kAnd},
-      {"logical_or", &kOr},   {"logical_xor", &kXor}};
+  const std::pair<const char*, const Binary*> binaries[] = {{"add", &kAdd},
+                                                            {"sub", &kSub},
+                                                            {"mul", &kMul},
+                                                            {"div", &kDiv},
+                                                            {"pow", &kPow},
+                                                            {"floor_divide", &kFloorDiv},
+                                                            {"remainder", &kRemainder},
+                                                            {"maximum", &kMaximum},
+                                                            {"minimum", &kMinimum},
+                                                            {"eq", &kEq},
+                                                            {"ne", &kNe},
+                                                            {"lt", &kLt},
+                                                            {"le", &kLe},
+                                                            {"gt", &kGt},
+                                                            {"ge", &kGe},
+                                                            {"logical_and", &kAnd},
+                                                            {"logical_or", &kOr},
+                                                            {"logical_xor", &kXor}};
   for (const auto& [name, op] : binaries) {
     const Binary* p = op;
-    m.def(name, [p](py::handle a, py::handle b) { return apply_binary(*p, a, b); }, "a"_a, "b"_a);
+    m.def(
+        name, [p](py::handle a, py::handle b) { return apply_binary(*p, a, b); }, "a"_a, "b"_a);
   }
 }
 

@@ -45,6 +45,9 @@ def test_refusals():
         x.__dlpack__()
     with pytest.raises(tf.InvalidArgumentError):
         tf.from_dlpack(object())
+    with pytest.raises(BufferError, match="negative strides"):
+        tf.arange(4.0)[::-1].__dlpack__()
+    check(np.from_dlpack(tf.arange(4.0)[::-1].contiguous()), [3.0, 2.0, 1.0, 0.0])
 
 
 @needs_torch
