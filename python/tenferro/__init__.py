@@ -76,12 +76,17 @@ def _closure(f, args, idx):
     return g
 
 
-def grad(f, argnums=0):
+_DEFAULT = object()
+
+
+def grad(f, argnums=_DEFAULT):
     """grad(f, argnums=0)(*args): gradient of a real one-element f with respect to args[argnums]
-    (a tuple of gradients when argnums is a tuple). grad(program, wrt=None) is the program
-    transform (trace.hpp grad)."""
+    (a tuple of gradients when argnums is a tuple). grad(program) / grad(program, argnums=[i, ...])
+    is the program transform of trace.hpp (default: every floating input)."""
     if isinstance(f, Program):
-        return grad_program(f, None if argnums == 0 else argnums)
+        return grad_program(f, None if argnums is _DEFAULT else argnums)
+    if argnums is _DEFAULT:
+        argnums = 0
 
     def g(*args):
         idx = _positions(argnums, len(args))
