@@ -1,7 +1,9 @@
 // Autodiff: the functional transforms of Python callables (grad, value_and_grad, vjp, jvp, hvp;
 // the JAX-style wrappers with argnums are in tenferro/__init__.py), grad mode, and backward.
-// The Python function is called back with the GIL held (Note [GIL policy]): these wrappers never
-// release it around the C++ transform.
+// The Python function is called back with the GIL held (Note [GIL policy]): the wrappers release
+// the GIL around the C++ transform when the policy says so (large inputs, or a scope held by
+// another Python thread, whose permit the backward pass may wait for), and every callback takes
+// it again before touching Python.
 #include <memory>
 #include <string>
 
@@ -27,13 +29,22 @@ Tensor result_tensor(const py::object& r, const char* who) {
 /// fn(list of tensors) -> Tensor, as a C++ ScalarFn (owns a reference to fn).
 ScalarFn scalar_fn(py::function fn, const char* who) {
   return [fn = std::move(fn), who](std::span<const Tensor> in) -> Tensor {
+    py::gil_scoped_acquire acquire;
     return result_tensor(fn(to_list(in)), who);
   };
+}
+
+/// f() with the GIL released when Note [GIL policy] says so for `inputs`; f may call back into
+/// Python only through callbacks that acquire the GIL (scalar_fn, multi_fn).
+template <class F>
+decltype(auto) transform(F&& f, const std::vector<Tensor>& inputs) {
+  return call([&](const std::vector<Tensor>&) { return f(); }, inputs);
 }
 
 /// fn(list of tensors) -> Tensor or sequence of tensors, as a C++ MultiFn.
 MultiFn multi_fn(py::function fn, const char* who) {
   return [fn = std::move(fn), who](std::span<const Tensor> in) -> std::vector<Tensor> {
+    py::gil_scoped_acquire acquire;
     py::object r = fn(to_list(in));
     std::vector<Tensor> out;
     if (py::isinstance<Tensor>(r)) {
@@ -60,15 +71,17 @@ void bind_autodiff(py::module_& m) {
   m.def(
       "_grad",
       [](py::function f, const std::vector<Tensor>& inputs) {
-        return grad(scalar_fn(std::move(f), "grad"), std::span<const Tensor>(inputs));
+        ScalarFn fn = scalar_fn(std::move(f), "grad");
+        return transform([&] { return grad(fn, std::span<const Tensor>(inputs)); }, inputs);
       },
       "f"_a, "inputs"_a,
       "C++ grad(f, inputs): f takes a list of tensors and returns a real one-element tensor.");
   m.def(
       "_value_and_grad",
       [](py::function f, const std::vector<Tensor>& inputs) {
-        ValueAndGrad r = value_and_grad(scalar_fn(std::move(f), "value_and_grad"),
-                                        std::span<const Tensor>(inputs));
+        ScalarFn fn = scalar_fn(std::move(f), "value_and_grad");
+        ValueAndGrad r =
+            transform([&] { return value_and_grad(fn, std::span<const Tensor>(inputs)); }, inputs);
         return py::make_tuple(r.value, r.grads);
       },
       "f"_a, "inputs"_a);
@@ -84,23 +97,30 @@ void bind_autodiff(py::module_& m) {
   m.def(
       "_vjp",
       [](py::function f, const std::vector<Tensor>& primals) {
-        VjpResult r = vjp(multi_fn(std::move(f), "vjp"), std::span<const Tensor>(primals));
+        MultiFn fn = multi_fn(std::move(f), "vjp");
+        VjpResult r = transform([&] { return vjp(fn, std::span<const Tensor>(primals)); }, primals);
         return py::make_tuple(r.outputs, r.pullback);
       },
       "f"_a, "primals"_a);
   m.def(
       "_jvp",
       [](py::function f, const std::vector<Tensor>& primals, const std::vector<Tensor>& tangents) {
-        JvpResult r = jvp(multi_fn(std::move(f), "jvp"), std::span<const Tensor>(primals),
-                          std::span<const Tensor>(tangents));
+        MultiFn fn = multi_fn(std::move(f), "jvp");
+        JvpResult r = transform(
+            [&] {
+              return jvp(fn, std::span<const Tensor>(primals), std::span<const Tensor>(tangents));
+            },
+            primals);
         return py::make_tuple(r.outputs, r.tangents);
       },
       "f"_a, "primals"_a, "tangents"_a);
   m.def(
       "_hvp",
       [](py::function f, const std::vector<Tensor>& primals, const std::vector<Tensor>& v) {
-        return hvp(scalar_fn(std::move(f), "hvp"), std::span<const Tensor>(primals),
-                   std::span<const Tensor>(v));
+        ScalarFn fn = scalar_fn(std::move(f), "hvp");
+        return transform(
+            [&] { return hvp(fn, std::span<const Tensor>(primals), std::span<const Tensor>(v)); },
+            primals);
       },
       "f"_a, "primals"_a, "v"_a);
 

@@ -229,3 +229,46 @@ def test_admission_timeout_from_python():
         done.set()
         t.join(30)
     assert seen
+
+
+def test_scope_holder_busy_in_python_while_others_wait():
+    """Thread A holds a scope and runs a long Python loop (it needs the GIL) while B runs grad of a
+    Python function and C a prepared run on the same backend: B and C wait for A's permit, and
+    must wait without holding the GIL (Note [GIL policy]), else A can never finish its loop."""
+    b = tf.CpuBackend(threads=1)
+    rt = tf.Runtime(b)
+    step = rt.prepare(tf.grad(tf.trace(lambda x: tf.sum(x * x), [tf.ValueSpec((3,))])))
+    entered = threading.Event()
+    done = {"B": threading.Event(), "C": threading.Event()}
+    results = {}
+
+    def holder():
+        def body():
+            entered.set()
+            n = 0
+            while not all(e.is_set() for e in done.values()) and n < 200000:
+                n += 1
+                tf.sum(tf.ones(2))  # Python + small ops inside the scope: the GIL is needed
+            return n
+
+        results["A"] = b.with_execution_scope(body)
+
+    def grad_thread():
+        entered.wait(10)
+        with tf.use_backend(b):
+            results["B"] = tf.grad(lambda x: tf.sum(x * x))(np.ones(3))
+        done["B"].set()
+
+    def prepared_thread():
+        entered.wait(10)
+        results["C"] = step(np.ones(3))
+        done["C"].set()
+
+    ths = [threading.Thread(target=t, daemon=True) for t in (holder, grad_thread, prepared_thread)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join(60)
+    assert not any(th.is_alive() for th in ths), "deadlock"
+    check(results["B"], np.full(3, 2.0))
+    check(results["C"], np.full(3, 2.0))
