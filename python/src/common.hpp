@@ -6,8 +6,9 @@
 // execution scope on another thread (an op outside that scope may then wait for the scope's
 // permit, and must not wait holding the GIL the scope's Python callback needs). Below the
 // threshold releasing costs more than the op. Python callbacks (grad of a Python function, scope
-// bodies, traced functions) are called with the GIL held: wrappers that take a Python callable
-// never release it around the C++ call that invokes it.
+// bodies, traced functions) are called with the GIL held: a wrapper that releases it around a C++
+// call that calls back (the autodiff transforms, with_execution_scope) takes it again in the
+// callback (py::gil_scoped_acquire) before touching Python; trace() keeps it throughout.
 #pragma once
 
 #include <pybind11/complex.h>
