@@ -319,6 +319,19 @@ const Binary kAnd{&logical_and};
 const Binary kOr{&logical_or};
 const Binary kXor{&logical_xor};
 
+/// A Python operator: NotImplemented when `other` is nothing a tensor can be made from (so
+/// Python tries the reflected operator, or falls back to identity for == and !=).
+bool operand_like(py::handle h) {
+  return py::isinstance<Tensor>(h) || as_python_scalar(h) || py::isinstance<py::array>(h) ||
+         py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h) ||
+         PyObject_HasAttrString(h.ptr(), "__array__") ||
+         py::isinstance(h, py::module_::import("numpy").attr("generic"));
+}
+py::object dunder(const Binary& op, py::handle a, py::handle b, py::handle other) {
+  if (!operand_like(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  return py::cast(apply_binary(op, a, b));
+}
+
 /// In-place operator: writes into `self` through the `_into` op when that is allowed (a plain
 /// concrete tensor), else computes out of place (Python then rebinds the name), as a tensor that
 /// requires grad or is traced cannot be written in place.
@@ -644,88 +657,88 @@ void bind_tensor(py::module_& m) {
           "gradient"_a = py::none(), "retain_graph"_a = false)
       // Operators (NumPy broadcasting and tenferro's promotion, docs/dtypes.md).
       .def(
-          "__add__", [](py::handle a, py::handle b) { return apply_binary(kAdd, a, b); },
+          "__add__", [](py::handle a, py::handle b) { return dunder(kAdd, a, b, b); },
           py::is_operator())
       .def(
-          "__radd__", [](py::handle a, py::handle b) { return apply_binary(kAdd, b, a); },
+          "__radd__", [](py::handle a, py::handle b) { return dunder(kAdd, b, a, b); },
           py::is_operator())
       .def(
-          "__sub__", [](py::handle a, py::handle b) { return apply_binary(kSub, a, b); },
+          "__sub__", [](py::handle a, py::handle b) { return dunder(kSub, a, b, b); },
           py::is_operator())
       .def(
-          "__rsub__", [](py::handle a, py::handle b) { return apply_binary(kSub, b, a); },
+          "__rsub__", [](py::handle a, py::handle b) { return dunder(kSub, b, a, b); },
           py::is_operator())
       .def(
-          "__mul__", [](py::handle a, py::handle b) { return apply_binary(kMul, a, b); },
+          "__mul__", [](py::handle a, py::handle b) { return dunder(kMul, a, b, b); },
           py::is_operator())
       .def(
-          "__rmul__", [](py::handle a, py::handle b) { return apply_binary(kMul, b, a); },
+          "__rmul__", [](py::handle a, py::handle b) { return dunder(kMul, b, a, b); },
           py::is_operator())
       .def(
-          "__truediv__", [](py::handle a, py::handle b) { return apply_binary(kDiv, a, b); },
+          "__truediv__", [](py::handle a, py::handle b) { return dunder(kDiv, a, b, b); },
           py::is_operator())
       .def(
-          "__rtruediv__", [](py::handle a, py::handle b) { return apply_binary(kDiv, b, a); },
+          "__rtruediv__", [](py::handle a, py::handle b) { return dunder(kDiv, b, a, b); },
           py::is_operator())
       .def(
-          "__floordiv__", [](py::handle a, py::handle b) { return apply_binary(kFloorDiv, a, b); },
+          "__floordiv__", [](py::handle a, py::handle b) { return dunder(kFloorDiv, a, b, b); },
           py::is_operator())
       .def(
-          "__rfloordiv__", [](py::handle a, py::handle b) { return apply_binary(kFloorDiv, b, a); },
+          "__rfloordiv__", [](py::handle a, py::handle b) { return dunder(kFloorDiv, b, a, b); },
           py::is_operator())
       .def(
-          "__mod__", [](py::handle a, py::handle b) { return apply_binary(kRemainder, a, b); },
+          "__mod__", [](py::handle a, py::handle b) { return dunder(kRemainder, a, b, b); },
           py::is_operator())
       .def(
-          "__rmod__", [](py::handle a, py::handle b) { return apply_binary(kRemainder, b, a); },
+          "__rmod__", [](py::handle a, py::handle b) { return dunder(kRemainder, b, a, b); },
           py::is_operator())
       .def(
-          "__pow__", [](py::handle a, py::handle b) { return apply_binary(kPow, a, b); },
+          "__pow__", [](py::handle a, py::handle b) { return dunder(kPow, a, b, b); },
           py::is_operator())
       .def(
-          "__rpow__", [](py::handle a, py::handle b) { return apply_binary(kPow, b, a); },
+          "__rpow__", [](py::handle a, py::handle b) { return dunder(kPow, b, a, b); },
           py::is_operator())
       .def(
-          "__matmul__", [](py::handle a, py::handle b) { return apply_binary(kMatmul, a, b); },
+          "__matmul__", [](py::handle a, py::handle b) { return dunder(kMatmul, a, b, b); },
           py::is_operator())
       .def(
-          "__rmatmul__", [](py::handle a, py::handle b) { return apply_binary(kMatmul, b, a); },
+          "__rmatmul__", [](py::handle a, py::handle b) { return dunder(kMatmul, b, a, b); },
           py::is_operator())
       .def(
-          "__and__", [](py::handle a, py::handle b) { return apply_binary(kAnd, a, b); },
+          "__and__", [](py::handle a, py::handle b) { return dunder(kAnd, a, b, b); },
           py::is_operator())
       .def(
-          "__rand__", [](py::handle a, py::handle b) { return apply_binary(kAnd, b, a); },
+          "__rand__", [](py::handle a, py::handle b) { return dunder(kAnd, b, a, b); },
           py::is_operator())
       .def(
-          "__or__", [](py::handle a, py::handle b) { return apply_binary(kOr, a, b); },
+          "__or__", [](py::handle a, py::handle b) { return dunder(kOr, a, b, b); },
           py::is_operator())
       .def(
-          "__ror__", [](py::handle a, py::handle b) { return apply_binary(kOr, b, a); },
+          "__ror__", [](py::handle a, py::handle b) { return dunder(kOr, b, a, b); },
           py::is_operator())
       .def(
-          "__xor__", [](py::handle a, py::handle b) { return apply_binary(kXor, a, b); },
+          "__xor__", [](py::handle a, py::handle b) { return dunder(kXor, a, b, b); },
           py::is_operator())
       .def(
-          "__rxor__", [](py::handle a, py::handle b) { return apply_binary(kXor, b, a); },
+          "__rxor__", [](py::handle a, py::handle b) { return dunder(kXor, b, a, b); },
           py::is_operator())
       .def(
-          "__eq__", [](py::handle a, py::handle b) { return apply_binary(kEq, a, b); },
+          "__eq__", [](py::handle a, py::handle b) { return dunder(kEq, a, b, b); },
           py::is_operator())
       .def(
-          "__ne__", [](py::handle a, py::handle b) { return apply_binary(kNe, a, b); },
+          "__ne__", [](py::handle a, py::handle b) { return dunder(kNe, a, b, b); },
           py::is_operator())
       .def(
-          "__lt__", [](py::handle a, py::handle b) { return apply_binary(kLt, a, b); },
+          "__lt__", [](py::handle a, py::handle b) { return dunder(kLt, a, b, b); },
           py::is_operator())
       .def(
-          "__le__", [](py::handle a, py::handle b) { return apply_binary(kLe, a, b); },
+          "__le__", [](py::handle a, py::handle b) { return dunder(kLe, a, b, b); },
           py::is_operator())
       .def(
-          "__gt__", [](py::handle a, py::handle b) { return apply_binary(kGt, a, b); },
+          "__gt__", [](py::handle a, py::handle b) { return dunder(kGt, a, b, b); },
           py::is_operator())
       .def(
-          "__ge__", [](py::handle a, py::handle b) { return apply_binary(kGe, a, b); },
+          "__ge__", [](py::handle a, py::handle b) { return dunder(kGe, a, b, b); },
           py::is_operator())
       .def("__neg__",
            [](const Tensor& t) { return call(static_cast<Tensor (*)(const Tensor&)>(&neg), t); })

@@ -249,3 +249,14 @@ def test_methods_and_views():
     check(t.broadcast_to((2, 3, 4)), np.broadcast_to(a, (2, 3, 4)))
     check(t.unsqueeze(0).squeeze(0), a)
     assert t.offset == 0 and t[1].offset == 4
+
+
+def test_operators_with_foreign_objects():
+    t = tf.ones(2)
+    assert (t == None) is False  # noqa: E711  NotImplemented -> identity comparison
+    assert (t != "x") is True
+    with pytest.raises(TypeError):
+        t + "x"
+    with pytest.raises(TypeError):
+        object() * t
+    check(t + np.float32(2), np.full(2, 3.0))  # NumPy scalars are operands
