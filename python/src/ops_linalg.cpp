@@ -129,6 +129,42 @@ void bind_ops_linalg(py::module_& m) {
       "spec"_a, py::kw_only(), "strategy"_a = "auto", "optimal_limit"_a = 8, "memory_limit"_a = 0.0,
       "The contraction path for operands (tensors, arrays or shapes).");
 
+  py::class_<EinsumPlan>(m, "EinsumPlan", "A prepared einsum for fixed shapes and dtypes.")
+      .def("__call__",
+           [](const EinsumPlan& p, py::args operands) {
+             std::vector<Tensor> ops;
+             for (py::handle h : operands)
+               ops.push_back(asarray(py::reinterpret_borrow<py::object>(h)));
+             return call(
+                 [&](const std::vector<Tensor>& v) { return p(std::span<const Tensor>(v)); }, ops);
+           })
+      .def_property_readonly("path", &EinsumPlan::path)
+      .def_property_readonly("output_shape",
+                             [](const EinsumPlan& p) {
+                               return std::vector<std::int64_t>(p.output_shape().begin(),
+                                                                p.output_shape().end());
+                             })
+      .def_property_readonly("output_dtype", [](const EinsumPlan& p) {
+        return py::module_::import("tenferro._tenferro")
+            .attr("dtype")(std::string(dtype_name(p.output_dtype())));
+      });
+  m.def(
+      "prepare_einsum",
+      [](const std::string& spec, const std::vector<py::object>& shapes, const py::object& dtypes,
+         const std::string& strategy, int optimal_limit, double memory_limit) {
+        std::vector<Dims> sh;
+        for (const py::object& s : shapes) sh.push_back(to_dims(s));
+        std::vector<DType> dt;
+        if (dtypes.is_none())
+          dt.assign(sh.size(), DType::f64);
+        else
+          for (py::handle d : dtypes) dt.push_back(to_dtype(d));
+        return prepare_einsum(spec, sh, dt, einsum_options(strategy, optimal_limit, memory_limit));
+      },
+      "spec"_a, "shapes"_a, "dtypes"_a = py::none(), py::kw_only(), "strategy"_a = "auto",
+      "optimal_limit"_a = 8, "memory_limit"_a = 0.0,
+      "An EinsumPlan for operands of these shapes and dtypes (default f64); call it with them.");
+
   // ---- Linear algebra ----
   m.def(
       "svd",

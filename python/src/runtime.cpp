@@ -57,7 +57,13 @@ struct UseBackend {
   std::thread::id thread;
 };
 
-/// Marks the current thread as inside a Python-entered scope (Note [GIL policy]).
+/// What a Session reports, copied out of the callback.
+struct SessionInfo {
+  int threads;
+  std::string kind;
+};
+
+/// Marks the current thread as inside a Python-entered scope or session (Note [GIL policy]).
 struct ScopeMark {
   bool previous = in_python_scope();
   ScopeMark() {
@@ -188,6 +194,9 @@ void bind_runtime(py::module_& m) {
   m.def("optimize", &optimize, "program"_a);
 
   // ---- Backends ----
+  py::class_<SessionInfo>(m, "SessionInfo", "threads and kind of the session in with_session.")
+      .def_readonly("threads", &SessionInfo::threads)
+      .def_readonly("kind", &SessionInfo::kind);
   py::class_<CpuBackend>(m, "CpuBackend",
                          "A CPU backend witness (copies share one backend). CpuBackend(threads=0, "
                          "kind='native'|'blas', placement=None, pin_workers=False, "
@@ -271,7 +280,33 @@ void bind_runtime(py::module_& m) {
           "fn"_a,
           "Runs fn(*args, **kwargs) under one permit and one executor entry and returns its value; "
           "its exceptions propagate after the scope is released. A scope inside a scope is "
-          "RuntimeStateError.");
+          "RuntimeStateError.")
+      .def(
+          "with_session",
+          [](const CpuBackend& b, py::function fn, py::args args, py::kwargs kwargs) {
+            // As with_execution_scope; fn gets a SessionInfo (the Session itself is valid only
+            // inside the callback, so Python receives a copy of what it reports).
+            py::object result;
+            std::exception_ptr error;
+            {
+              py::gil_scoped_release release;
+              b.with_session([&](Session& s) {
+                py::gil_scoped_acquire acquire;
+                ScopeMark mark;
+                try {
+                  result = fn(SessionInfo{s.threads(), std::string(to_string(s.kind()))}, *args,
+                              **kwargs);
+                } catch (...) {
+                  error = std::current_exception();
+                }
+              });
+            }
+            if (error) std::rethrow_exception(error);
+            return result;
+          },
+          "fn"_a,
+          "Runs fn(session, *args, **kwargs) under one admission (CpuBackend::with_session) and "
+          "returns its value; a session inside a session is ContractViolation.");
   m.def("default_backend", [] { return default_backend(); });
   m.def("current_backend", [] { return current_backend(); });
   py::class_<UseBackend>(m, "_UseBackend")

@@ -272,3 +272,39 @@ def test_scope_holder_busy_in_python_while_others_wait():
     assert not any(th.is_alive() for th in ths), "deadlock"
     check(results["B"], np.full(3, 2.0))
     check(results["C"], np.full(3, 2.0))
+
+
+def test_with_session_and_contract_violation():
+    b = tf.CpuBackend(threads=1)
+    before = b.executor_entries
+
+    def body(s, k):
+        assert s.threads == 1 and s.kind == "native"
+        with pytest.raises(tf.ContractViolation):
+            b.with_session(lambda s2: 0)  # a session inside a session
+        return k + tf.sum(tf.ones(2)).item()
+
+    assert b.with_session(body, 1) == 3.0
+    assert b.executor_entries == before + 1
+    with pytest.raises(ZeroDivisionError):
+        b.with_session(lambda s: 1 / 0)
+    assert b.with_session(lambda s: 5) == 5
+
+
+def test_prepare_einsum():
+    plan = tf.prepare_einsum("ij,jk->ik", [(2, 3), (3, 4)], ["f32", "f32"])
+    assert plan.output_shape == [2, 4] and plan.output_dtype == tf.f32
+    a, c = sample((2, 3), "f32", 1), sample((3, 4), "f32", 2)
+    check(plan(a, c), a @ c, "f32")
+    assert "ij,jk->ik" in str(plan.path)
+
+
+def test_misaligned_numpy_memory():
+    base = np.arange(70000, dtype=np.float32)
+    for off in (1, 3):
+        a = base[off:off + 64 * 64]
+        t = tf.asarray(a)
+        assert t.data_ptr() == a.ctypes.data  # zero-copy, not 64-byte aligned
+        check(tf.sum(t), a.astype(np.float64).sum(), rtol=1e-5)
+        m = a.reshape(64, 64)
+        check(tf.matmul(tf.asarray(m), tf.asarray(m)), m.astype(np.float64) @ m, rtol=1e-4)
