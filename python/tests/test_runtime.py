@@ -308,3 +308,20 @@ def test_misaligned_numpy_memory():
         check(tf.sum(t), a.astype(np.float64).sum(), rtol=1e-5)
         m = a.reshape(64, 64)
         check(tf.matmul(tf.asarray(m), tf.asarray(m)), m.astype(np.float64) @ m, rtol=1e-4)
+
+
+def test_scope_on_a_threaded_backend_with_large_ops():
+    b = tf.CpuBackend(threads=2)
+    x = sample((96, 96), "f64", 5)
+
+    def body():
+        t = tf.asarray(x)
+        r = tf.matmul(t, t)  # >= 4096 elements: the GIL is released inside the scope too
+        g = tf.grad(lambda v: tf.sum(tf.matmul(v, v)))(t)  # the callback re-acquires it
+        return r, g
+
+    before = b.executor_entries
+    r, g = b.with_execution_scope(body)
+    assert b.executor_entries == before + 1
+    check(r, x @ x, rtol=1e-10)
+    check(g, np.ones((96, 96)) @ x.T + x.T @ np.ones((96, 96)), rtol=1e-10)
