@@ -18,7 +18,7 @@ TSAN_LABELS := concurrency|contract|runtime
 # The tsan build compiles only what its labels run (the other suites run in release and asan).
 TSAN_TARGETS := tests_concurrency tests_contract tests_runtime tsan_selfcheck
 CLANG_FORMAT ?= $(shell command -v clang-format-14 || command -v clang-format || echo clang-format)
-FORMAT_DIRS := include src tests examples bench
+FORMAT_DIRS := include src tests examples bench python/src
 FORMAT_FILES = $(shell find $(wildcard $(FORMAT_DIRS)) -type f \( -name '*.hpp' -o -name '*.cpp' \) | LC_ALL=C sort)
 ARGS ?=
 

@@ -1,0 +1,15 @@
+// The extension module tenferro._tenferro (re-exported by python/tenferro/__init__.py).
+#include "common.hpp"
+
+PYBIND11_MODULE(_tenferro, m) {
+  namespace tp = tenferro::python;
+  m.doc() = "tenferro: tensors, autodiff and traced programs on a CPU backend (docs/python.md)";
+  tp::bind_errors(m);
+  tp::bind_tensor(m);
+  tp::bind_dlpack(m);
+  tp::bind_ops(m);
+  tp::bind_ops_linalg(m);
+  tp::bind_autodiff(m);
+  tp::bind_runtime(m);
+  m.attr("RELEASE_GIL_ELEMENTS") = tp::kReleaseElements;
+}

@@ -1,0 +1,861 @@
+// tenferro.Tensor and tenferro.DType: properties, NumPy interop (zero-copy both ways),
+// construction, Python operators, indexing and item access (docs/python.md).
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "common.hpp"
+
+namespace tenferro::python {
+
+std::atomic<int>& scopes_active() {
+  static std::atomic<int> n{0};
+  return n;
+}
+bool& in_python_scope() {
+  thread_local bool in = false;
+  return in;
+}
+
+namespace {
+
+// ---- dtypes ----
+
+/// The Python-visible dtype object; one canonical instance per dtype (tenferro.f64, ...).
+struct PyDType {
+  DType d;
+};
+
+py::object& dtype_object(DType d) {
+  static auto* objects = new py::object[7];  // leaked: never decref'd after interpreter exit
+  return objects[static_cast<int>(d)];
+}
+
+std::optional<DType> dtype_from_numpy(const py::dtype& dt) {
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  if (kind == 'b' && size == 1) return DType::boolean;
+  if (kind == 'i' && size == 4) return DType::i32;
+  if (kind == 'i' && size == 8) return DType::i64;
+  if (kind == 'f' && size == 4) return DType::f32;
+  if (kind == 'f' && size == 8) return DType::f64;
+  if (kind == 'c' && size == 8) return DType::c64;
+  if (kind == 'c' && size == 16) return DType::c128;
+  return std::nullopt;
+}
+
+std::optional<DType> dtype_from_name(const std::string& s) {
+  static const std::pair<const char*, DType> names[] = {
+      {"bool", DType::boolean}, {"bool_", DType::boolean},  {"i32", DType::i32},
+      {"int32", DType::i32},    {"i64", DType::i64},        {"int64", DType::i64},
+      {"f32", DType::f32},      {"float32", DType::f32},    {"f64", DType::f64},
+      {"float64", DType::f64},  {"c64", DType::c64},        {"complex64", DType::c64},
+      {"c128", DType::c128},    {"complex128", DType::c128}};
+  for (const auto& [n, d] : names)
+    if (s == n) return d;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<DType> to_dtype_or_none(py::handle obj) {
+  if (py::isinstance<PyDType>(obj)) return obj.cast<const PyDType&>().d;
+  if (py::isinstance<py::str>(obj)) {
+    if (auto d = dtype_from_name(obj.cast<std::string>())) return d;
+  }
+  if (obj.is_none()) return std::nullopt;
+  try {
+    py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(obj));
+    return dtype_from_numpy(dt);
+  } catch (py::error_already_set&) {
+    return std::nullopt;
+  }
+}
+
+DType to_dtype(py::handle obj) {
+  if (auto d = to_dtype_or_none(obj)) return *d;
+  throw Error(ErrorKind::DTypeMismatch,
+              "tenferro: not a tenferro dtype: " + std::string(py::str(py::repr(obj))) +
+                  " (expected one of bool, i32, i64, f32, f64, c64, c128, their NumPy names or "
+                  "NumPy dtypes)");
+}
+
+py::dtype numpy_dtype(DType d) {
+  switch (d) {
+    case DType::boolean:
+      return py::dtype("bool");
+    case DType::i32:
+      return py::dtype("int32");
+    case DType::i64:
+      return py::dtype("int64");
+    case DType::f32:
+      return py::dtype("float32");
+    case DType::f64:
+      return py::dtype("float64");
+    case DType::c64:
+      return py::dtype("complex64");
+    case DType::c128:
+      break;
+  }
+  return py::dtype("complex128");
+}
+
+Dims to_dims(const py::object& shape) {
+  Dims out;
+  if (py::isinstance<py::int_>(shape)) {
+    out.push_back(shape.cast<std::int64_t>());
+    return out;
+  }
+  for (py::handle h : shape) out.push_back(h.cast<std::int64_t>());
+  return out;
+}
+
+Dims to_axes(const py::object& axis) {
+  if (axis.is_none()) return {};
+  Dims out = to_dims(axis);
+  if (out.empty())
+    throw Error(ErrorKind::InvalidArgument,
+                "tenferro: axis=() is not supported (an empty axis list means every axis in "
+                "tenferro; pass axis=None for that, or skip the reduction)");
+  return out;
+}
+
+std::optional<Scalar> as_python_scalar(py::handle obj) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return Scalar(p == Py_True ? 1.0 : 0.0, 0.0);
+  if (PyLong_Check(p)) return Scalar(PyLong_AsDouble(p), 0.0);
+  if (PyFloat_Check(p)) return Scalar(PyFloat_AsDouble(p), 0.0);
+  if (PyComplex_Check(p)) return Scalar(PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p));
+  return std::nullopt;
+}
+
+// ---- NumPy -> Tensor ----
+
+namespace {
+
+/// Storage release for memory owned by a Python object (Note [Storage ownership]): drops the
+/// reference, taking the GIL, on whatever thread the last tensor dies.
+void release_python_owner(Storage* s) noexcept {
+  auto* owner = static_cast<PyObject*>(s->owner);
+  delete s;
+  if (owner != nullptr && Py_IsInitialized()) {
+    PyGILState_STATE g = PyGILState_Ensure();
+    Py_DECREF(owner);
+    PyGILState_Release(g);
+  }
+}
+
+}  // namespace
+
+/// A tensor viewing `bytes` at `base` (lowest address), kept alive by a new reference to `owner`.
+Tensor adopt_python_memory(py::handle owner, void* base, std::size_t bytes, Dims shape,
+                           Dims strides, std::int64_t offset, DType dtype) {
+  auto* s = new Storage;
+  s->data = base;
+  s->bytes = bytes;
+  s->release = &release_python_owner;
+  s->owner = owner.inc_ref().ptr();
+  StoragePtr storage(s);  // on a throw below, the storage (and the reference) is released
+  return Tensor(std::move(storage), std::move(shape), std::move(strides), offset, dtype);
+}
+
+namespace {
+
+Tensor from_numpy(py::array arr) {
+  std::optional<DType> d = dtype_from_numpy(arr.dtype());
+  if (!d)
+    throw Error(ErrorKind::DTypeMismatch,
+                "tenferro.asarray: NumPy dtype " + std::string(py::str(arr.dtype())) +
+                    " has no tenferro dtype (bool, int32, int64, float32, float64, complex64, "
+                    "complex128); pass dtype= to convert");
+  const auto item = static_cast<py::ssize_t>(dtype_size(*d));
+  const int flags = py::detail::array_proxy(arr.ptr())->flags;
+  const bool aligned = (flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
+  const bool writeable = (flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_) != 0;
+  const char order = arr.dtype().attr("byteorder").cast<std::string>()[0];
+  bool strides_ok = true;
+  for (py::ssize_t k = 0; k < arr.ndim(); ++k)
+    if (arr.strides(k) % item != 0) strides_ok = false;
+  // Copy when tenferro could not address the memory as elements, or must not write into it.
+  if (!aligned || !writeable || order == '>' || !strides_ok) {
+    py::module_ np = py::module_::import("numpy");
+    arr = np.attr("array")(arr, py::arg("dtype") = numpy_dtype(*d), py::arg("copy") = true);
+  }
+  Dims shape, strides;
+  std::int64_t lo = 0, hi = 0;
+  bool empty = false;
+  for (py::ssize_t k = 0; k < arr.ndim(); ++k) {
+    const std::int64_t n = arr.shape(k), st = arr.strides(k) / item;
+    shape.push_back(n);
+    strides.push_back(st);
+    if (n == 0) empty = true;
+    if (n > 1) (st < 0 ? lo : hi) += st * (n - 1);
+  }
+  auto* data = static_cast<char*>(const_cast<void*>(arr.data()));
+  if (empty) return adopt_python_memory(arr, data, 0, shape, strides, 0, *d);
+  void* base = data + lo * item;
+  const auto bytes = static_cast<std::size_t>((hi - lo + 1) * item);
+  return adopt_python_memory(arr, base, bytes, shape, strides, -lo, *d);
+}
+
+}  // namespace
+
+Tensor asarray(const py::object& obj, std::optional<DType> dtype) {
+  if (py::isinstance<Tensor>(obj)) {
+    const Tensor& t = obj.cast<const Tensor&>();
+    return dtype && *dtype != t.dtype() ? call([&](const Tensor& x) { return cast(x, *dtype); }, t)
+                                        : t;
+  }
+  py::module_ np = py::module_::import("numpy");
+  py::object arr;
+  if (dtype) {
+    arr = np.attr("asarray")(obj, py::arg("dtype") = numpy_dtype(*dtype));
+  } else {
+    arr = np.attr("asarray")(obj);
+    // Python ints become int64 and floats float64 (NumPy's defaults on Linux).
+  }
+  return from_numpy(py::reinterpret_borrow<py::array>(arr));
+}
+
+// ---- Tensor -> NumPy ----
+
+namespace {
+
+void check_exportable(const Tensor& t, const char* what) {
+  if (!t.defined())
+    throw Error(ErrorKind::InvalidArgument, std::string(what) + ": the tensor is undefined");
+  if (!t.has_storage())
+    throw Error(ErrorKind::RuntimeState,
+                std::string(what) + ": a traced (symbolic) tensor has no values to export");
+  if (t.requires_grad())
+    throw Error(ErrorKind::RuntimeState,
+                std::string(what) +
+                    ": the tensor requires grad; export t.detach() instead (writes through the "
+                    "shared memory would bypass autodiff)");
+}
+
+py::array to_numpy(const Tensor& t) {
+  check_exportable(t, "Tensor.numpy");
+  const auto item = static_cast<py::ssize_t>(dtype_size(t.dtype()));
+  std::vector<py::ssize_t> shape, strides;
+  for (std::int64_t k = 0; k < t.rank(); ++k) {
+    shape.push_back(static_cast<py::ssize_t>(t.shape()[k]));
+    strides.push_back(static_cast<py::ssize_t>(t.strides()[k]) * item);
+  }
+  auto* keep = new StoragePtr(t.storage());
+  py::capsule base(keep, [](void* p) { delete static_cast<StoragePtr*>(p); });
+  return py::array(numpy_dtype(t.dtype()), shape, strides, t.data_ptr(), base);
+}
+
+py::object item_of(const Tensor& t) {
+  return visit_dtype(t.dtype(), [&](auto v) -> py::object {
+    using T = decltype(v);
+    return py::cast(t.item<T>());
+  });
+}
+
+// ---- operators ----
+
+using TT = Tensor (*)(const Tensor&, const Tensor&);
+using TS = Tensor (*)(const Tensor&, Scalar);
+using ST = Tensor (*)(Scalar, const Tensor&);
+
+/// A binary op with its optional Scalar forms; `flipped(b, a)` computes op(a, b) for a scalar a.
+struct Binary {
+  TT tt;
+  TS ts = nullptr;
+  ST st = nullptr;
+  TS flipped = nullptr;
+};
+
+Tensor operand(py::handle h) { return asarray(py::reinterpret_borrow<py::object>(h)); }
+
+}  // namespace
+
+Tensor apply_binary(const Binary& op, py::handle a, py::handle b);
+
+Tensor apply_binary(const Binary& op, py::handle a, py::handle b) {
+  const bool a_tensor = py::isinstance<Tensor>(a), b_tensor = py::isinstance<Tensor>(b);
+  std::optional<Scalar> sa = a_tensor ? std::nullopt : as_python_scalar(a);
+  std::optional<Scalar> sb = b_tensor ? std::nullopt : as_python_scalar(b);
+  if (sa && sb) sa.reset();  // two numbers: a 0-d tensor for a
+  if (sb && op.ts) {
+    Tensor ta = operand(a);
+    return call([&](const Tensor& x) { return op.ts(x, *sb); }, ta);
+  }
+  if (sa && (op.st || op.flipped)) {
+    Tensor tb = operand(b);
+    return op.st ? call([&](const Tensor& y) { return op.st(*sa, y); }, tb)
+                 : call([&](const Tensor& y) { return op.flipped(y, *sa); }, tb);
+  }
+  Tensor ta = operand(a), tb = operand(b);
+  return call(op.tt, ta, tb);
+}
+
+namespace {
+
+#define TF_BINARY_FULL(fn) \
+  Binary { static_cast<TT>(&fn), static_cast<TS>(&fn), static_cast<ST>(&fn), nullptr }
+#define TF_BINARY_FLIP(fn, flip) \
+  Binary { static_cast<TT>(&fn), static_cast<TS>(&fn), nullptr, static_cast<TS>(&flip) }
+
+const Binary kAdd = TF_BINARY_FLIP(tenferro::add, tenferro::add);
+const Binary kSub = TF_BINARY_FULL(tenferro::sub);
+const Binary kMul = TF_BINARY_FLIP(tenferro::mul, tenferro::mul);
+const Binary kDiv = TF_BINARY_FULL(tenferro::div);
+const Binary kPow = TF_BINARY_FULL(tenferro::pow);
+const Binary kFloorDiv{static_cast<TT>(&floor_divide), static_cast<TS>(&floor_divide)};
+const Binary kRemainder{static_cast<TT>(&remainder), static_cast<TS>(&remainder)};
+const Binary kEq = TF_BINARY_FLIP(tenferro::eq, tenferro::eq);
+const Binary kNe = TF_BINARY_FLIP(tenferro::ne, tenferro::ne);
+const Binary kLt = TF_BINARY_FLIP(tenferro::lt, tenferro::gt);
+const Binary kLe = TF_BINARY_FLIP(tenferro::le, tenferro::ge);
+const Binary kGt = TF_BINARY_FLIP(tenferro::gt, tenferro::lt);
+const Binary kGe = TF_BINARY_FLIP(tenferro::ge, tenferro::le);
+const Binary kMaximum = TF_BINARY_FLIP(tenferro::maximum, tenferro::maximum);
+const Binary kMinimum = TF_BINARY_FLIP(tenferro::minimum, tenferro::minimum);
+const Binary kMatmul{&matmul};
+const Binary kAnd{&logical_and};
+const Binary kOr{&logical_or};
+const Binary kXor{&logical_xor};
+
+/// A Python operator: NotImplemented when `other` is nothing a tensor can be made from (so
+/// Python tries the reflected operator, or falls back to identity for == and !=).
+bool operand_like(py::handle h) {
+  return py::isinstance<Tensor>(h) || as_python_scalar(h) || py::isinstance<py::array>(h) ||
+         py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h) ||
+         PyObject_HasAttrString(h.ptr(), "__array__") ||
+         py::isinstance(h, py::module_::import("numpy").attr("generic"));
+}
+py::object dunder(const Binary& op, py::handle a, py::handle b, py::handle other) {
+  if (!operand_like(other)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  return py::cast(apply_binary(op, a, b));
+}
+
+/// In-place operator: writes into `self` through the `_into` op when that is allowed (a plain
+/// concrete tensor), else computes out of place (Python then rebinds the name), as a tensor that
+/// requires grad or is traced cannot be written in place.
+using IntoTT = void (*)(Tensor&, const Tensor&, const Tensor&);
+using IntoTS = void (*)(Tensor&, const Tensor&, Scalar);
+py::object inplace(py::object self_obj, py::handle other, const Binary& op, IntoTT tt, IntoTS ts) {
+  Tensor& self = self_obj.cast<Tensor&>();
+  if (self.requires_grad() || !self.has_storage() || self.aux())
+    return py::cast(apply_binary(op, self_obj, other));
+  if (py::isinstance<Tensor>(other) || !as_python_scalar(other)) {
+    Tensor b = operand(other);
+    call([&](const Tensor& x, const Tensor& y) { tt(self, x, y); }, self, b);
+  } else {
+    Scalar s = *as_python_scalar(other);
+    call([&](const Tensor& x) { ts(self, x, s); }, self);
+  }
+  return self_obj;
+}
+
+// ---- indexing ----
+
+std::int64_t clamp_index(py::handle h, std::int64_t none_value) {
+  if (h.is_none()) return none_value;
+  // Python ints beyond int64 clamp (slice bounds are clamped to the axis anyway).
+  int overflow = 0;
+  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!i) throw py::error_already_set();
+  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow > 0) return std::numeric_limits<std::int64_t>::max();
+  if (overflow < 0) return std::numeric_limits<std::int64_t>::min();
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+bool is_basic_index(py::handle h) {
+  return h.is_none() || h.ptr() == Py_Ellipsis || PySlice_Check(h.ptr()) ||
+         (PyIndex_Check(h.ptr()) && !py::isinstance<Tensor>(h) && !py::isinstance<py::array>(h));
+}
+
+/// x[key] for a key of ints, slices, Ellipsis and None: views through slice/squeeze/unsqueeze.
+Tensor basic_index(const Tensor& x, py::handle key_in) {
+  py::tuple key = py::isinstance<py::tuple>(key_in)
+                      ? py::reinterpret_borrow<py::tuple>(key_in)
+                      : py::make_tuple(py::reinterpret_borrow<py::object>(key_in));
+  std::int64_t consuming = 0;
+  int ellipses = 0;
+  for (py::handle h : key) {
+    if (h.ptr() == Py_Ellipsis)
+      ++ellipses;
+    else if (!h.is_none())
+      ++consuming;
+  }
+  if (ellipses > 1) throw py::index_error("an index can only have a single ellipsis ('...')");
+  if (consuming > x.rank())
+    throw py::index_error("too many indices for tensor: tensor is " + std::to_string(x.rank()) +
+                          "-dimensional, but " + std::to_string(consuming) + " were indexed");
+  Tensor r = x;
+  std::int64_t ax = 0;
+  for (py::handle h : key) {
+    if (h.ptr() == Py_Ellipsis) {
+      ax += x.rank() - consuming;
+    } else if (h.is_none()) {
+      r = r.unsqueeze(ax);
+      ++ax;
+    } else if (PySlice_Check(h.ptr())) {
+      auto* s = reinterpret_cast<PySliceObject*>(h.ptr());
+      const std::int64_t step = clamp_index(s->step, 1);
+      if (step == 0) throw py::value_error("slice step cannot be zero");
+      constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
+      constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
+      const std::int64_t start = clamp_index(s->start, step > 0 ? 0 : kMax);
+      const std::int64_t stop = clamp_index(s->stop, step > 0 ? kMax : kMin);
+      r = r.slice(ax, start, stop, step);
+      ++ax;
+    } else {
+      std::int64_t i = clamp_index(h, 0);
+      const std::int64_t n = r.shape()[ax];
+      if (i < -n || i >= n)
+        throw py::index_error("index " + std::to_string(i) + " is out of bounds for axis " +
+                              std::to_string(ax) + " with size " + std::to_string(n));
+      if (i < 0) i += n;
+      r = r.slice(ax, i, i + 1).squeeze(ax);
+    }
+  }
+  return r;
+}
+
+Tensor getitem(const Tensor& x, py::handle key) {
+  bool basic = true;
+  if (py::isinstance<py::tuple>(key)) {
+    for (py::handle h : key)
+      if (!is_basic_index(h)) basic = false;
+  } else {
+    basic = is_basic_index(key);
+  }
+  if (basic) return basic_index(x, key);
+  if (!py::isinstance<py::tuple>(key)) {
+    // A single array-like index: a bool mask (masked_select) or rank-1 integers (index_select).
+    Tensor idx = operand(key);
+    if (idx.dtype() == DType::boolean) return call(&masked_select, x, idx);
+    if ((idx.dtype() == DType::i32 || idx.dtype() == DType::i64) && idx.rank() == 1)
+      return call([](const Tensor& a, const Tensor& i) { return index_select(a, 0, i); }, x, idx);
+  }
+  throw Error(ErrorKind::Unsupported,
+              "Tensor.__getitem__: supported keys are ints, slices, Ellipsis, None (views), a "
+              "single bool mask or a single rank-1 integer tensor; use take_along_axis, "
+              "index_select or masked_select for other advanced indexing");
+}
+
+void setitem(Tensor& x, py::handle key, py::handle value) {
+  for (py::handle h : py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key)
+                                                     : py::make_tuple(key))
+    if (!is_basic_index(h))
+      throw Error(ErrorKind::Unsupported,
+                  "Tensor.__setitem__: only ints, slices, Ellipsis and None are supported keys");
+  Tensor view = basic_index(x, key);
+  Tensor src;
+  if (auto s = as_python_scalar(value); s && !py::isinstance<Tensor>(value)) {
+    src = scalar_tensor(*s, view.dtype());
+  } else {
+    src = operand(value);
+    if (src.has_storage() && view.has_storage() && src.storage().get() == view.storage().get())
+      src = call(&copy, src);  // the _into ops refuse overlapping (shifted) views of the output
+    if (src.dtype() != view.dtype())
+      src = call([&](const Tensor& t) { return cast(t, view.dtype()); }, src);
+  }
+  src = src.broadcast_to(view.shape());
+  call([&](const Tensor& s) { conj_into(view, s); }, src);  // conj is the identity on real dtypes
+  if (is_complex(view.dtype())) call([&](const Tensor& v) { conj_into(view, v); }, view);
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::class_<PyDType>(m, "DType",
+                      "A tenferro element type. The canonical objects are tenferro.bool_, i32, "
+                      "i64, f32, f64, c64, c128 (aliases int32, int64, float32, float64, "
+                      "complex64, complex128); compares equal to its names and NumPy dtypes.")
+      .def_property_readonly("name", [](const PyDType& d) { return std::string(dtype_name(d.d)); })
+      .def_property_readonly("itemsize", [](const PyDType& d) { return dtype_size(d.d); })
+      .def_property_readonly("is_complex", [](const PyDType& d) { return is_complex(d.d); })
+      .def_property_readonly("is_floating", [](const PyDType& d) { return is_floating(d.d); })
+      .def_property_readonly("is_integral", [](const PyDType& d) { return is_integral(d.d); })
+      .def_property_readonly(
+          "dtype", [](const PyDType& d) { return numpy_dtype(d.d); },
+          "The NumPy dtype (so np.dtype(tenferro.f64) works).")
+      .def("__eq__",
+           [](const PyDType& d, py::handle o) {
+             auto other = to_dtype_or_none(o);
+             return other && *other == d.d;
+           })
+      .def("__ne__",
+           [](const PyDType& d, py::handle o) {
+             auto other = to_dtype_or_none(o);
+             return !(other && *other == d.d);
+           })
+      .def("__hash__",
+           [](const PyDType& d) { return py::hash(py::str(std::string(dtype_name(d.d)))); })
+      .def("__str__", [](const PyDType& d) { return std::string(dtype_name(d.d)); })
+      .def("__repr__", [](const PyDType& d) {
+        return "tenferro." + std::string(d.d == DType::boolean ? "bool_" : dtype_name(d.d));
+      });
+  const std::pair<const char*, DType> names[] = {
+      {"bool_", DType::boolean},  {"i32", DType::i32},     {"i64", DType::i64},
+      {"f32", DType::f32},        {"f64", DType::f64},     {"c64", DType::c64},
+      {"c128", DType::c128},      {"int32", DType::i32},   {"int64", DType::i64},
+      {"float32", DType::f32},    {"float64", DType::f64}, {"complex64", DType::c64},
+      {"complex128", DType::c128}};
+  for (const auto& [name, d] : names) {
+    py::object& obj = dtype_object(d);
+    if (!obj) obj = py::cast(PyDType{d});
+    m.attr(name) = obj;
+  }
+  m.def(
+      "dtype", [](py::handle o) { return dtype_object(to_dtype(o)); }, "obj"_a,
+      "The tenferro dtype object for a name, a NumPy dtype or a tenferro dtype.");
+  m.def(
+      "promote_types",
+      [](py::handle a, py::handle b) { return dtype_object(promote(to_dtype(a), to_dtype(b))); },
+      "a"_a, "b"_a, "The promoted dtype (tenferro's rules, docs/dtypes.md).");
+
+  auto dims_tuple = [](const Dims& d) {
+    py::tuple t(d.size());
+    for (std::size_t k = 0; k < d.size(); ++k) t[k] = d[k];
+    return t;
+  };
+  py::class_<Tensor> cls(m, "Tensor",
+                         "A strided view of shared, reference-counted storage (C++ "
+                         "tenferro::Tensor). Tensor(obj, dtype=None) is asarray(obj, dtype).");
+  cls.def(py::init([](const py::object& obj, const py::object& dtype) {
+            return asarray(obj, to_dtype_or_none(dtype));
+          }),
+          "obj"_a, "dtype"_a = py::none())
+      .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
+      .def_property_readonly("shape", [=](const Tensor& t) { return dims_tuple(t.shape()); })
+      .def_property_readonly(
+          "strides", [=](const Tensor& t) { return dims_tuple(t.strides()); },
+          "Strides in ELEMENTS (NumPy's ndarray.strides are in bytes).")
+      .def_property_readonly("offset", &Tensor::offset, "Offset into the storage, in elements.")
+      .def_property_readonly("ndim", &Tensor::rank)
+      .def_property_readonly("size", &Tensor::numel)
+      .def_property_readonly("itemsize", [](const Tensor& t) { return dtype_size(t.dtype()); })
+      .def_property_readonly("nbytes",
+                             [](const Tensor& t) { return t.numel() * dtype_size(t.dtype()); })
+      .def_property_readonly("defined", &Tensor::defined)
+      .def_property_readonly("has_storage", &Tensor::has_storage)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("data_ptr",
+           [](const Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()); })
+      .def("__repr__",
+           [](const Tensor& t) {
+             return t.defined() ? t.to_string() : std::string("Tensor(undefined)");
+           })
+      .def("__str__",
+           [](const Tensor& t) {
+             return t.defined() ? t.to_string() : std::string("Tensor(undefined)");
+           })
+      .def("numpy", &to_numpy,
+           "A NumPy array sharing this tensor's memory (zero-copy; it keeps the storage alive).")
+      .def(
+          "__array__",
+          [](const Tensor& t, const py::object& dtype, const py::object&) -> py::object {
+            py::array a = to_numpy(t);
+            if (dtype.is_none()) return a;
+            return a.attr("astype")(dtype, py::arg("copy") = false);
+          },
+          "dtype"_a = py::none(), "copy"_a = py::none())
+      .def("item", &item_of, "The only element as a Python bool, int, float or complex.")
+      .def("tolist", [](const Tensor& t) { return to_numpy(t).attr("tolist")(); })
+      .def("__bool__",
+           [](const Tensor& t) {
+             if (t.numel() != 1)
+               throw Error(ErrorKind::InvalidArgument,
+                           "Tensor.__bool__: the truth value of a tensor with " +
+                               std::to_string(t.numel()) +
+                               " elements is ambiguous; use any() or all()");
+             return py::bool_(item_of(t)).cast<bool>();
+           })
+      .def("__float__", [](const Tensor& t) { return py::float_(item_of(t)); })
+      .def("__int__", [](const Tensor& t) { return py::int_(item_of(t)); })
+      .def("__complex__", [](const Tensor& t) { return t.item<c128>(); })
+      .def("__index__",
+           [](const Tensor& t) {
+             if (!is_integral(t.dtype()) || t.rank() != 0)
+               throw py::type_error("only 0-d integer tensors can be used as an index");
+             return py::int_(item_of(t));
+           })
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.rank() == 0) throw py::type_error("len() of a 0-d tensor");
+             return t.shape()[0];
+           })
+      .def("__getitem__", &getitem)
+      .def("__setitem__", &setitem)
+      // Views and layout (catalog ops: recorded by autodiff, captured by tracing).
+      .def("reshape",
+           [](const Tensor& t, py::args shape) {
+             Dims d = shape.size() == 1 && !py::isinstance<py::int_>(shape[0]) ? to_dims(shape[0])
+                                                                               : to_dims(shape);
+             return t.reshape(d);
+           })
+      .def("permute",
+           [](const Tensor& t, py::args axes) {
+             Dims d = axes.size() == 1 && !py::isinstance<py::int_>(axes[0]) ? to_dims(axes[0])
+                                                                             : to_dims(axes);
+             return t.permute(d);
+           })
+      .def("transpose", &Tensor::transpose, "a"_a = -2, "b"_a = -1)
+      .def_property_readonly(
+          "T",
+          [](const Tensor& t) {
+            Dims axes;
+            for (std::int64_t k = t.rank() - 1; k >= 0; --k) axes.push_back(k);
+            return t.permute(axes);
+          },
+          "All axes reversed (NumPy's .T).")
+      .def("slice", &Tensor::slice, "axis"_a, "start"_a, "stop"_a, "step"_a = 1)
+      .def("broadcast_to",
+           [](const Tensor& t, const py::object& s) { return t.broadcast_to(to_dims(s)); })
+      .def("expand", [](const Tensor& t, const py::object& s) { return t.expand(to_dims(s)); })
+      .def("squeeze", &Tensor::squeeze, "axis"_a)
+      .def("unsqueeze", &Tensor::unsqueeze, "axis"_a)
+      .def("contiguous",
+           [](const Tensor& t) { return call([](const Tensor& x) { return x.contiguous(); }, t); })
+      .def("astype",
+           [](const Tensor& t, py::handle d) {
+             DType dt = to_dtype(d);
+             return call([dt](const Tensor& x) { return cast(x, dt); }, t);
+           })
+      // Autodiff (tape style).
+      .def_property_readonly("requires_grad", &Tensor::requires_grad)
+      .def(
+          "requires_grad_",
+          [](py::object self, bool on) {
+            self.cast<Tensor&>().requires_grad_(on);
+            return self;
+          },
+          "requires_grad"_a = true)
+      .def_property_readonly("grad",
+                             [](const Tensor& t) -> py::object {
+                               Tensor g = t.grad();
+                               if (!g.defined()) return py::none();
+                               return py::cast(std::move(g));
+                             })
+      .def("zero_grad_",
+           [](py::object self) {
+             self.cast<Tensor&>().zero_grad_();
+             return self;
+           })
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return is_leaf(t); })
+      .def("detach", [](const Tensor& t) { return detach(t); })
+      .def(
+          "backward",
+          [](const Tensor& t, const py::object& gradient, bool retain_graph) {
+            BackwardOptions o{.retain_graph = retain_graph};
+            if (gradient.is_none()) {
+              call([&](const Tensor& x) { backward(x, o); }, t);
+            } else {
+              Tensor ct = operand(gradient);
+              call([&](const Tensor& x, const Tensor& c) { backward(x, c, o); }, t, ct);
+            }
+          },
+          "gradient"_a = py::none(), "retain_graph"_a = false)
+      // Operators (NumPy broadcasting and tenferro's promotion, docs/dtypes.md).
+      .def(
+          "__add__", [](py::handle a, py::handle b) { return dunder(kAdd, a, b, b); },
+          py::is_operator())
+      .def(
+          "__radd__", [](py::handle a, py::handle b) { return dunder(kAdd, b, a, b); },
+          py::is_operator())
+      .def(
+          "__sub__", [](py::handle a, py::handle b) { return dunder(kSub, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rsub__", [](py::handle a, py::handle b) { return dunder(kSub, b, a, b); },
+          py::is_operator())
+      .def(
+          "__mul__", [](py::handle a, py::handle b) { return dunder(kMul, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rmul__", [](py::handle a, py::handle b) { return dunder(kMul, b, a, b); },
+          py::is_operator())
+      .def(
+          "__truediv__", [](py::handle a, py::handle b) { return dunder(kDiv, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rtruediv__", [](py::handle a, py::handle b) { return dunder(kDiv, b, a, b); },
+          py::is_operator())
+      .def(
+          "__floordiv__", [](py::handle a, py::handle b) { return dunder(kFloorDiv, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rfloordiv__", [](py::handle a, py::handle b) { return dunder(kFloorDiv, b, a, b); },
+          py::is_operator())
+      .def(
+          "__mod__", [](py::handle a, py::handle b) { return dunder(kRemainder, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rmod__", [](py::handle a, py::handle b) { return dunder(kRemainder, b, a, b); },
+          py::is_operator())
+      .def(
+          "__pow__", [](py::handle a, py::handle b) { return dunder(kPow, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rpow__", [](py::handle a, py::handle b) { return dunder(kPow, b, a, b); },
+          py::is_operator())
+      .def(
+          "__matmul__", [](py::handle a, py::handle b) { return dunder(kMatmul, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rmatmul__", [](py::handle a, py::handle b) { return dunder(kMatmul, b, a, b); },
+          py::is_operator())
+      .def(
+          "__and__", [](py::handle a, py::handle b) { return dunder(kAnd, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rand__", [](py::handle a, py::handle b) { return dunder(kAnd, b, a, b); },
+          py::is_operator())
+      .def(
+          "__or__", [](py::handle a, py::handle b) { return dunder(kOr, a, b, b); },
+          py::is_operator())
+      .def(
+          "__ror__", [](py::handle a, py::handle b) { return dunder(kOr, b, a, b); },
+          py::is_operator())
+      .def(
+          "__xor__", [](py::handle a, py::handle b) { return dunder(kXor, a, b, b); },
+          py::is_operator())
+      .def(
+          "__rxor__", [](py::handle a, py::handle b) { return dunder(kXor, b, a, b); },
+          py::is_operator())
+      .def(
+          "__eq__", [](py::handle a, py::handle b) { return dunder(kEq, a, b, b); },
+          py::is_operator())
+      .def(
+          "__ne__", [](py::handle a, py::handle b) { return dunder(kNe, a, b, b); },
+          py::is_operator())
+      .def(
+          "__lt__", [](py::handle a, py::handle b) { return dunder(kLt, a, b, b); },
+          py::is_operator())
+      .def(
+          "__le__", [](py::handle a, py::handle b) { return dunder(kLe, a, b, b); },
+          py::is_operator())
+      .def(
+          "__gt__", [](py::handle a, py::handle b) { return dunder(kGt, a, b, b); },
+          py::is_operator())
+      .def(
+          "__ge__", [](py::handle a, py::handle b) { return dunder(kGe, a, b, b); },
+          py::is_operator())
+      .def("__neg__",
+           [](const Tensor& t) { return call(static_cast<Tensor (*)(const Tensor&)>(&neg), t); })
+      .def("__pos__", [](const Tensor& t) { return t; })
+      .def("__abs__",
+           [](const Tensor& t) {
+             return call(static_cast<Tensor (*)(const Tensor&)>(&tenferro::abs), t);
+           })
+      .def("__invert__", [](const Tensor& t) { return call(&logical_not, t); })
+      .def("__iadd__",
+           [](py::object s, py::handle o) {
+             return inplace(s, o, kAdd, static_cast<IntoTT>(&add_into),
+                            static_cast<IntoTS>(&add_into));
+           })
+      .def("__isub__",
+           [](py::object s, py::handle o) {
+             return inplace(s, o, kSub, static_cast<IntoTT>(&sub_into),
+                            static_cast<IntoTS>(&sub_into));
+           })
+      .def("__imul__",
+           [](py::object s, py::handle o) {
+             return inplace(s, o, kMul, static_cast<IntoTT>(&mul_into),
+                            static_cast<IntoTS>(&mul_into));
+           })
+      .def("__itruediv__", [](py::object s, py::handle o) {
+        return inplace(s, o, kDiv, static_cast<IntoTT>(&div_into), static_cast<IntoTS>(&div_into));
+      });
+  cls.attr("__array_ufunc__") = py::none();  // ndarray <op> Tensor defers to Tensor's reflected op
+  cls.attr("__hash__") = py::none();
+  py::implicitly_convertible<py::object, Tensor>();  // any array-like where a Tensor is expected
+
+  m.def(
+      "asarray",
+      [](const py::object& obj, const py::object& dtype) {
+        return asarray(obj, to_dtype_or_none(dtype));
+      },
+      "obj"_a, "dtype"_a = py::none(),
+      "A Tensor from a Tensor, NumPy array (zero-copy when aligned, writeable and native-endian), "
+      "Python scalar or nested list; dtype converts (a Tensor is cast).");
+  m.def("numpy", &to_numpy, "t"_a);
+
+  // ---- Construction ----
+  m.def(
+      "zeros", [](const py::object& s, py::handle d) { return zeros(to_dims(s), to_dtype(d)); },
+      "shape"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "ones", [](const py::object& s, py::handle d) { return ones(to_dims(s), to_dtype(d)); },
+      "shape"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "empty",
+      [](const py::object& s, py::handle d) { return Tensor::empty(to_dims(s), to_dtype(d)); },
+      "shape"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "full",
+      [](const py::object& s, Scalar v, py::handle d) { return full(to_dims(s), v, to_dtype(d)); },
+      "shape"_a, "value"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "scalar_tensor", [](Scalar v, py::handle d) { return scalar_tensor(v, to_dtype(d)); },
+      "value"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "arange",
+      [](const py::object& start, const py::object& stop, const py::object& step,
+         const py::object& dtype) {
+        // NumPy's signature: arange(stop) or arange(start, stop, step); all-int arguments give
+        // i64 when dtype is None (the C++ default is f64).
+        const bool ints = py::isinstance<py::int_>(start) &&
+                          (stop.is_none() || py::isinstance<py::int_>(stop)) &&
+                          py::isinstance<py::int_>(step);
+        DType d = dtype.is_none() ? (ints ? DType::i64 : DType::f64) : to_dtype(dtype);
+        if (stop.is_none()) return arange(0.0, start.cast<double>(), step.cast<double>(), d);
+        return arange(start.cast<double>(), stop.cast<double>(), step.cast<double>(), d);
+      },
+      "start"_a, "stop"_a = py::none(), "step"_a = 1, "dtype"_a = py::none());
+  m.def(
+      "rand",
+      [](const py::object& s, std::uint64_t seed, py::handle d) {
+        return rand(to_dims(s), seed, to_dtype(d));
+      },
+      "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "randn",
+      [](const py::object& s, std::uint64_t seed, py::handle d) {
+        return randn(to_dims(s), seed, to_dtype(d));
+      },
+      "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
+  m.def(
+      "allclose",
+      [](const Tensor& a, const Tensor& b, double rtol, double atol) {
+        return call([&](const Tensor& x, const Tensor& y) { return allclose(x, y, rtol, atol); }, a,
+                    b);
+      },
+      "a"_a, "b"_a, "rtol"_a = 1e-5, "atol"_a = 1e-8);
+
+  // Binary ops with NumPy-style scalar handling (Scalar forms where C++ has them).
+  const std::pair<const char*, const Binary*> binaries[] = {{"add", &kAdd},
+                                                            {"sub", &kSub},
+                                                            {"mul", &kMul},
+                                                            {"div", &kDiv},
+                                                            {"pow", &kPow},
+                                                            {"floor_divide", &kFloorDiv},
+                                                            {"remainder", &kRemainder},
+                                                            {"maximum", &kMaximum},
+                                                            {"minimum", &kMinimum},
+                                                            {"eq", &kEq},
+                                                            {"ne", &kNe},
+                                                            {"lt", &kLt},
+                                                            {"le", &kLe},
+                                                            {"gt", &kGt},
+                                                            {"ge", &kGe},
+                                                            {"logical_and", &kAnd},
+                                                            {"logical_or", &kOr},
+                                                            {"logical_xor", &kXor}};
+  for (const auto& [name, op] : binaries) {
+    const Binary* p = op;
+    m.def(
+        name, [p](py::handle a, py::handle b) { return apply_binary(*p, a, b); }, "a"_a, "b"_a);
+  }
+}
+
+}  // namespace tenferro::python

@@ -1,0 +1,67 @@
+"""Bad input raises the right Python exception (tenferro.Error subclasses), never a crash."""
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+
+
+def test_hierarchy():
+    assert issubclass(tf.ShapeMismatchError, tf.Error) and issubclass(tf.ShapeMismatchError, ValueError)
+    assert issubclass(tf.InvalidArgumentError, ValueError)
+    assert issubclass(tf.DTypeMismatchError, TypeError)
+    assert issubclass(tf.RuntimeStateError, RuntimeError)
+    assert issubclass(tf.UnsupportedError, NotImplementedError)
+    assert issubclass(tf.BackendFailureError, RuntimeError)
+    assert issubclass(tf.OutOfMemoryError, MemoryError)
+    assert issubclass(tf.LinAlgError, ValueError)
+    assert issubclass(tf.ContractViolation, tf.Error)
+    assert tf.ShapeMismatchError.kind == "ShapeMismatch"
+
+
+@pytest.mark.parametrize("fn,exc,match", [
+    (lambda: tf.ones(2) + tf.ones(3), tf.ShapeMismatchError, "ShapeMismatch: add"),
+    (lambda: tf.matmul(tf.ones((2, 3)), tf.ones((2, 3))), tf.ShapeMismatchError, "matmul"),
+    (lambda: tf.sum(tf.ones(2), axis=3), tf.InvalidArgumentError, "InvalidArgument"),
+    (lambda: tf.sum(tf.ones(2), axis=()), tf.InvalidArgumentError, "axis"),
+    (lambda: tf.ones(2, "bool") + tf.ones(2, "bool"), tf.DTypeMismatchError, "DTypeMismatch"),
+    (lambda: tf.lt(tf.ones(2, "c64"), tf.ones(2, "c64")), tf.DTypeMismatchError, ""),
+    (lambda: tf.cholesky(-tf.asarray(np.eye(2))), tf.LinAlgError, "cholesky"),
+    (lambda: tf.inv(tf.zeros((2, 2))), tf.LinAlgError, "singular"),
+    (lambda: tf.zeros((-1,)), tf.InvalidArgumentError, ""),
+    (lambda: tf.zeros((2 ** 31, 2 ** 31), "c128"), tf.OutOfMemoryError, "OutOfMemory"),
+    (lambda: tf.zeros((2 ** 40, 2 ** 30)), tf.InvalidArgumentError, "int64"),
+    (lambda: tf.reshape(tf.ones(6), (4, 2)), tf.ShapeMismatchError, ""),
+    (lambda: tf.einsum("ij,jk->ik", tf.ones((2, 3)), tf.ones((2, 3))), tf.Error, ""),
+    (lambda: tf.einsum("ij->ij", tf.ones((2, 2)), strategy="fast"), tf.InvalidArgumentError, "strategy"),
+    (lambda: tf.ones(3).backward(), tf.InvalidArgumentError, ""),
+    (lambda: tf.asarray(["a", "b"]), TypeError, ""),
+    (lambda: tf.ones(2, "float16"), TypeError, ""),
+    (lambda: tf.CpuBackend(threads=-1), tf.InvalidArgumentError, ""),
+    (lambda: tf.CpuBackend(kind="gpu"), tf.InvalidArgumentError, "kind"),
+    (lambda: tf.add(tf.ones(2), "x"), TypeError, ""),
+    (lambda: tf.exp(None), TypeError, ""),
+    (lambda: tf.ones(2)[tf.ones((2, 2))], tf.UnsupportedError, ""),
+    (lambda: tf.argmax(tf.ones(0), axis=0), tf.InvalidArgumentError, ""),
+    (lambda: tf.slice(tf.ones(3), 0, 0, 2, 0), tf.InvalidArgumentError, ""),
+])
+def test_bad_input(fn, exc, match):
+    with pytest.raises(exc, match=match):
+        fn()
+
+
+def test_error_leaves_tensor_unchanged():
+    out = tf.zeros(3)
+    with pytest.raises(tf.ShapeMismatchError):
+        tf.add_into(out, tf.ones(3), tf.ones(2))
+    with pytest.raises(tf.DTypeMismatchError):
+        tf.add_into(out, tf.ones(3, "c128"), tf.ones(3))
+    assert np.all(np.asarray(out) == 0)
+
+
+def test_into_refuses_grad():
+    x = tf.ones(3).requires_grad_()
+    with pytest.raises(tf.UnsupportedError):
+        tf.add_into(x, x, x)
+    with pytest.raises(tf.UnsupportedError):
+        x[0] = 2.0
