@@ -231,8 +231,10 @@ class Runtime {
   std::vector<Tensor> run(const PreparedProgram& plan, std::initializer_list<Tensor> inputs) const {
     return run(plan, std::span<const Tensor>(inputs.begin(), inputs.size()));
   }
-  /// run() writing into caller-provided `outputs` (size = number of outputs): no allocation but
-  /// the output buffers. On error, `outputs` is left unchanged.
+  /// run() storing its results in the caller's `outputs` slots (size = number of outputs): each
+  /// slot is replaced by a fresh result tensor, whatever it held (the old tensors are not written
+  /// into). It allocates the output buffers and nothing else (no result vector). On error,
+  /// `outputs` is left unchanged.
   void run_into(const PreparedProgram& plan, std::span<const Tensor> inputs,
                 std::span<Tensor> outputs) const;
 

@@ -229,7 +229,14 @@ Tensor inv(const Tensor& a) {
   detail::check_matrices("inv", a, true);
   const std::int64_t n = a.shape()[a.rank() - 1];
   const Tensor eye = detail::linalg_rules::identity_like(n, a.dtype(), detail::batch_of(a));
-  return bind1(detail::SolvePrim(), {a, eye});
+  try {
+    return bind1(detail::SolvePrim(), {a, eye});
+  } catch (const Error& e) {
+    // inv is solve(a, I): the kernel's message opens with "solve: "; the caller called inv.
+    const std::string& msg = e.message();
+    if (!msg.starts_with("solve: ")) throw;
+    throw Error(e.kind(), "inv: " + msg.substr(7));
+  }
 }
 
 SlogdetResult slogdet(const Tensor& a) {
