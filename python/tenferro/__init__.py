@@ -113,6 +113,19 @@ def value_and_grad(f, argnums=0):
     return g
 
 
+def _noting_single_output(f):
+    """f over a list of tensors, and a list that records (once called) whether f returned one
+    tensor rather than a tuple: the C++ transforms take and give lists."""
+    single = []
+
+    def g(ts):
+        r = f(*ts)
+        single.append(isinstance(r, Tensor))
+        return r
+
+    return g, single
+
+
 def vjp(f, *primals):
     """JAX's vjp: (f(*primals), vjp_fn) where vjp_fn(cotangent) returns one cotangent per primal
     (a tuple). f may return a tensor or a tuple of tensors (then vjp_fn takes a tuple).
@@ -120,12 +133,7 @@ def vjp(f, *primals):
     if isinstance(f, Program) and not primals:
         return vjp_program(f)
     primals = [asarray(p) for p in primals]
-    single = []
-
-    def g(ts):
-        r = f(*ts)
-        single.append(isinstance(r, Tensor))
-        return r
+    g, single = _noting_single_output(f)
 
     outs, pullback = _vjp(g, primals)
     is_single = single[0]
@@ -144,12 +152,7 @@ def jvp(f, primals=None, tangents=None):
         return jvp_program(f)
     primals = [asarray(p) for p in primals]
     tangents = [asarray(t) for t in tangents]
-    single = []
-
-    def g(ts):
-        r = f(*ts)
-        single.append(isinstance(r, Tensor))
-        return r
+    g, single = _noting_single_output(f)
 
     outs, touts = _jvp(g, primals, tangents)
     if single[0]:
