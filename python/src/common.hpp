@@ -78,6 +78,9 @@ Dims to_dims(const py::object& shape);
 /// A Tensor from a Tensor (returned as is, or cast when dtype differs), a NumPy array (zero-copy
 /// when its layout allows), a Python scalar or a nested list (through np.asarray).
 Tensor asarray(const py::object& obj, std::optional<DType> dtype = std::nullopt);
+/// Throws unless t's memory may be shared with Python (Tensor.numpy, __dlpack__): defined
+/// (InvalidArgument), concrete, not symbolic, and not requiring grad (RuntimeState).
+void check_exportable(const Tensor& t, const char* what);
 /// A Python number (bool, int, float, complex, numpy float/complex scalars that subclass them).
 std::optional<Scalar> as_python_scalar(py::handle obj);
 

@@ -107,12 +107,7 @@ DType from_dl_dtype(DLDataType t) {
 }
 
 py::capsule to_dlpack(const Tensor& t) {
-  if (!t.defined() || !t.has_storage())
-    throw Error(ErrorKind::RuntimeState,
-                "__dlpack__: an undefined or traced (symbolic) tensor has no memory to share");
-  if (t.requires_grad())
-    throw Error(ErrorKind::RuntimeState,
-                "__dlpack__: the tensor requires grad; export t.detach() instead (as PyTorch)");
+  check_exportable(t, "__dlpack__");
   for (std::int64_t k = 0; k < t.rank(); ++k)
     if (t.strides()[k] < 0 && t.shape()[k] > 1)
       // DLPack consumers assume non-negative strides (PyTorch 1.13 aborts the process on them).

@@ -219,8 +219,6 @@ Tensor asarray(const py::object& obj, std::optional<DType> dtype) {
 
 // ---- Tensor -> NumPy ----
 
-namespace {
-
 void check_exportable(const Tensor& t, const char* what) {
   if (!t.defined())
     throw Error(ErrorKind::InvalidArgument, std::string(what) + ": the tensor is undefined");
@@ -233,6 +231,8 @@ void check_exportable(const Tensor& t, const char* what) {
                     ": the tensor requires grad; export t.detach() instead (writes through the "
                     "shared memory would bypass autodiff)");
 }
+
+namespace {
 
 py::array to_numpy(const Tensor& t) {
   check_exportable(t, "Tensor.numpy");
