@@ -44,6 +44,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "tenferro/tensor.hpp"
@@ -62,6 +63,9 @@ enum class EinsumStrategy {
   greedy,
   /// Left to right: ((op0 op1) op2) ...
   sequential,
+  /// The pairs in EinsumOptions::path, as given. Reported by EinsumPath::strategy when a path was
+  /// given; asking for it with an empty EinsumOptions::path is InvalidArgument.
+  given,
 };
 
 /// Settings of path search (einsum, einsum_path, prepare_einsum).
@@ -74,6 +78,15 @@ struct EinsumOptions {
   /// limit; a negative or NaN value is InvalidArgument. A strategy outside the enumerators is
   /// InvalidArgument too.
   double memory_limit = 0;
+  /// An explicit contraction order, used instead of any search when not empty (the strategy is
+  /// then ignored): pairs of operand ids as in EinsumStep (inputs 0..n-1, step k's result n+k),
+  /// e.g. {{1, 2}, {0, 3}} for "ab,bc,cd" contracts operands 1 and 2 first. It must name n-1 pairs
+  /// that use every id exactly once and only ids that exist at that step (InvalidArgument
+  /// otherwise, naming the pair); memory_limit still applies. NumPy's einsum(optimize=path) and
+  /// opt_einsum's paths are this form (a pair's ids are then the positions in their shrinking
+  /// operand list, not SSA ids: convert them). slice_plan (tenferro/slicing.hpp) uses it to keep
+  /// one path for all slices.
+  std::vector<std::pair<int, int>> path;
 };
 
 /// One pairwise contraction of a path.
@@ -93,7 +106,8 @@ struct EinsumStep {
 struct EinsumPath {
   /// The spec with its output made explicit, e.g. "ij,jk->ik".
   std::string subscripts;
-  /// The strategy that produced the path (automatic resolved to optimal or greedy).
+  /// The strategy that produced the path (automatic resolved to optimal or greedy; `given` for
+  /// EinsumOptions::path).
   EinsumStrategy strategy = EinsumStrategy::automatic;
   std::vector<EinsumStep> steps;
   /// Sum of the steps' flops.

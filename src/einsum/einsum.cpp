@@ -64,7 +64,7 @@ struct CacheEntry {
 
 bool same_options(const EinsumOptions& a, const EinsumOptions& b) {
   return a.strategy == b.strategy && a.optimal_limit == b.optimal_limit &&
-         a.memory_limit == b.memory_limit;
+         a.memory_limit == b.memory_limit && a.path == b.path;
 }
 
 std::shared_ptr<const EinsumProgram> cached_program(std::string_view spec,
@@ -131,6 +131,8 @@ const char* strategy_name(EinsumStrategy s) {
       return "greedy";
     case EinsumStrategy::sequential:
       return "sequential";
+    case EinsumStrategy::given:
+      return "given";
   }
   return "?";
 }

@@ -235,11 +235,17 @@ void check_options(const EinsumOptions& o) {
     case EinsumStrategy::greedy:
     case EinsumStrategy::sequential:
       break;
+    case EinsumStrategy::given:
+      if (o.path.empty())
+        throw Error(ErrorKind::InvalidArgument,
+                    "einsum: EinsumOptions::strategy is given but EinsumOptions::path is empty; "
+                    "expected the pairs to contract");
+      break;
     default:
       throw Error(ErrorKind::InvalidArgument,
                   "einsum: EinsumOptions::strategy has value " +
                       std::to_string(static_cast<int>(o.strategy)) +
-                      "; expected automatic, optimal, greedy or sequential");
+                      "; expected automatic, optimal, greedy, sequential or given");
   }
   if (o.optimal_limit < 0)
     throw Error(ErrorKind::InvalidArgument, "einsum: EinsumOptions::optimal_limit is " +
@@ -250,11 +256,47 @@ void check_options(const EinsumOptions& o) {
                 "einsum: EinsumOptions::memory_limit is " + std::to_string(o.memory_limit) +
                     "; expected a number of elements >= 0 (0 for no limit), not NaN");
 }
+// An explicit path must be a contraction tree: n-1 pairs, each id used once, only ids that exist.
+void check_given_path(const Pairs& pairs, int n) {
+  auto bad = [&](std::size_t k, const std::string& why) {
+    throw Error(ErrorKind::InvalidArgument, "einsum: EinsumOptions::path pair " +
+                                                std::to_string(k) + " (" +
+                                                std::to_string(pairs[k].first) + ", " +
+                                                std::to_string(pairs[k].second) + ") " + why);
+  };
+  if (static_cast<int>(pairs.size()) != n - 1)
+    throw Error(ErrorKind::InvalidArgument, "einsum: EinsumOptions::path has " +
+                                                std::to_string(pairs.size()) + " pairs for " +
+                                                std::to_string(n) + " operands; expected " +
+                                                std::to_string(n - 1) + " (one per contraction)");
+  std::vector<bool> used(static_cast<std::size_t>(2 * n - 1), false);
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const int limit = n + static_cast<int>(k);  // ids 0..n+k-1 exist before step k
+    for (int id : {pairs[k].first, pairs[k].second}) {
+      if (id < 0 || id >= limit)
+        bad(k, "names operand id " + std::to_string(id) + "; expected an id in [0, " +
+                   std::to_string(limit) + ") (inputs, then earlier steps' results)");
+      if (used[static_cast<std::size_t>(id)])
+        bad(k, "uses operand id " + std::to_string(id) + " a second time");
+    }
+    if (pairs[k].first == pairs[k].second) bad(k, "contracts an operand with itself");
+    used[static_cast<std::size_t>(pairs[k].first)] = true;
+    used[static_cast<std::size_t>(pairs[k].second)] = true;
+  }
+}
+
 }  // namespace
 
 RawPath find_path(const PathProblem& p, const EinsumOptions& o) {
   check_options(o);
   const int n = static_cast<int>(p.operands.size());
+  if (!o.path.empty()) {
+    check_given_path(o.path, n);
+    RawPath given = evaluate_pairs(p, o.path);
+    if (!within_limit(given, o)) memory_error(o);
+    given.strategy = EinsumStrategy::given;
+    return given;
+  }
   EinsumStrategy strategy = o.strategy;
   if (strategy == EinsumStrategy::automatic)
     strategy = n <= std::min(o.optimal_limit, kMaxOptimalOperands) ? EinsumStrategy::optimal

@@ -1,5 +1,5 @@
 // Contraction paths: known optimal costs, optimal vs an independent brute force, greedy vs left
-// to right, memory limits, printing.
+// to right, memory limits, printing, explicit paths (EinsumOptions::path).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,11 +8,14 @@
 #include <random>
 #include <set>
 
+#include "common/expect_error.hpp"
 #include "tenferro/einsum.hpp"
+#include "tenferro/ops.hpp"
 
 namespace {
 
 using namespace tenferro;
+using tenferro::testing::expect_error;
 
 // Independent cost model (Note [Einsum cost model]): all labels of both sides, doubled when a
 // label is summed; labels kept when another remaining tensor or the output has them.
@@ -210,6 +213,66 @@ TEST(EinsumPath, LargeGreedyChainIsLinear) {
   EXPECT_EQ(p.steps.size(), 39u);
   EXPECT_DOUBLE_EQ(p.flops, 39 * 2.0 * 8 * 8 * 8);
   EXPECT_DOUBLE_EQ(p.largest_intermediate, 64);
+}
+
+double rel_diff_path(const Tensor& a, const Tensor& b) {
+  return max(abs(sub(a, b))).item<double>() / max(abs(b)).item<double>();
+}
+
+TEST(EinsumExplicitPath, GivenPairsAreUsedAndReported) {
+  const std::vector<Dims> shapes{{2, 64}, {64, 64}, {64, 2}};
+  const EinsumPath p = einsum_path("ab,bc,cd->ad", shapes, {.path = {{1, 2}, {0, 3}}});
+  EXPECT_EQ(p.strategy, EinsumStrategy::given);
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.steps[0].lhs, 1);
+  EXPECT_EQ(p.steps[0].rhs, 2);
+  EXPECT_EQ(p.steps[1].lhs, 0);
+  EXPECT_EQ(p.steps[1].rhs, 3);
+  EXPECT_NE(p.to_string().find("given"), std::string::npos);
+  const Tensor a = randn(shapes[0], 1), b = randn(shapes[1], 2), c = randn(shapes[2], 3);
+  const Tensor r = einsum("ab,bc,cd->ad", {a, b, c}, {.path = {{1, 2}, {0, 3}}});
+  EXPECT_LT(rel_diff_path(r, einsum("ab,bc,cd->ad", a, b, c)), 1e-12);
+  const EinsumPlan plan =
+      prepare_einsum("ab,bc,cd->ad", shapes, {DType::f64}, {.path = {{1, 2}, {0, 3}}});
+  EXPECT_EQ(plan.path().strategy, EinsumStrategy::given);
+  EXPECT_LT(rel_diff_path(plan({a, b, c}), r), 1e-12);
+}
+
+TEST(EinsumExplicitPath, InvalidPathsNameThePair) {
+  const std::vector<Dims> shapes{{2, 3}, {3, 4}, {4, 5}};
+  using P = std::vector<std::pair<int, int>>;
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 einsum_path("ab,bc,cd->ad", shapes, {.path = P{{0, 1}}});
+               },
+               {"has 1 pairs for 3 operands", "expected 2"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 einsum_path("ab,bc,cd->ad", shapes, {.path = P{{0, 4}, {2, 3}}});
+               },
+               {"pair 0 (0, 4)", "id in [0, 3)"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 einsum_path("ab,bc,cd->ad", shapes, {.path = P{{0, 1}, {0, 2}}});
+               },
+               {"pair 1 (0, 2)", "a second time"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 einsum_path("ab,bc,cd->ad", shapes, {.path = P{{1, 1}, {0, 3}}});
+               },
+               {"pair 0 (1, 1)"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] { einsum_path("ab,bc,cd->ad", shapes, {.strategy = EinsumStrategy::given}); },
+               {"path is empty"});
+  // memory_limit still applies to a given path: (0,1) first makes a 2x4 intermediate.
+  expect_error(
+      ErrorKind::InvalidArgument,
+      [&] {
+        einsum_path("ab,bc,cd->ad", shapes, {.memory_limit = 7, .path = P{{0, 1}, {2, 3}}});
+      },
+      {"memory_limit"});
+  EXPECT_NO_THROW(
+      einsum_path("ab,bc,cd->ad", shapes, {.memory_limit = 8, .path = P{{0, 1}, {2, 3}}}));
 }
 
 }  // namespace
