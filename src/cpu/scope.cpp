@@ -111,4 +111,14 @@ void enter_execution_scope(const std::shared_ptr<const BackendState>& sp, Functi
       Executor::Purpose::callback);
 }
 
+void run_in_execution_scope(const CpuBackend& backend, FunctionRef<void()> f) {
+  const ThreadAdmission& t = tls_admission;
+  if (t.scope_active || t.owner != 0 || t.session != nullptr || t.in_operation ||
+      BackendAccess::state(backend).external) {
+    f();
+    return;
+  }
+  backend.with_execution_scope([&] { f(); });
+}
+
 }  // namespace tenferro::detail

@@ -49,6 +49,12 @@ bool run_operation_on_loan(const BackendState& state, FunctionRef<void(ExecConte
 /// As above for a session; throws ContractViolation for another witness.
 bool enter_session_on_loan(const std::shared_ptr<const BackendState>& state,
                            FunctionRef<void(Session&)> f);
+/// Runs `f` inside `backend`'s execution scope, or directly when this thread already executes
+/// for a backend (a scope, session or operation: a nested scope is an error there, and the ops
+/// in f use the admission that is active) or when the backend is external (no scope: its ops
+/// keep operation-level admission). For library functions that run many ops (sliced einsum):
+/// they get the scope's single entry without failing inside a caller's scope.
+void run_in_execution_scope(const CpuBackend& backend, FunctionRef<void()> f);
 /// A session body: engine borrow, session binding, `backend` current (the caller keeps it alive),
 /// then f.
 void run_session_body(const CpuBackend& backend, FunctionRef<void(Session&)> f);
