@@ -7,5 +7,6 @@
 #include "tenferro/einsum.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/ops.hpp"
+#include "tenferro/slicing.hpp"
 #include "tenferro/tensor.hpp"
 #include "tenferro/trace.hpp"

@@ -201,6 +201,7 @@ EinsumProgram lower_einsum(const einsum::Network& net, std::span<const einsum::S
   }
   path.naive_flops =
       volume * static_cast<double>(std::max<std::size_t>(1, n - 1 + (summed ? 1 : 0)));
+  prog.problem = std::move(problem);
 
   for (Label l : net.output) prog.output_shape.push_back(net.size[static_cast<std::size_t>(l)]);
   prog.output_dtype = dtypes[0];

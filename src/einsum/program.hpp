@@ -40,6 +40,9 @@ struct EinsumProgram {
   std::vector<EinsumInstr> instrs;
   std::int32_t result = 0;
   EinsumPath path;
+  /// The pairwise problem the path was found for (operands after the single-operand steps of
+  /// the lowering); slice_plan re-costs the path on it with other label sizes.
+  einsum::PathProblem problem;
   Dims output_shape;
   DType output_dtype = DType::f64;
 

@@ -1,0 +1,163 @@
+// Sliced contractions: memory-bounded einsum by fixing ("slicing") a few labels.
+//
+//   using namespace tenferro;
+//   SlicePlan plan = slice_plan("ab,bc,cd,da->", shapes, {.memory_limit = 1 << 20});
+//   std::cout << plan.to_string();                  // sliced labels, slices, flops, peak, overhead
+//   Tensor r = sliced_einsum("ab,bc,cd,da->", {a, b, c, d}, {.memory_limit = 1 << 20});
+//   ValueAndGrad g = sliced_value_and_grad("ab,bc,cd,da->", {a, b, c, d}, {}, options);
+//
+// The standard remedy when a contraction's intermediates do not fit in memory: cut a few labels
+// into equal chunks, contract every combination of chunks (a *slice*) independently with the
+// same path, and add the slices' results. A summed label's slices add up to the full sum; an
+// output label's slices are disjoint blocks of the output, which each slice adds into. Every
+// slice has the same operand shapes, so one prepared einsum serves all of them, and slices are
+// independent, so they can be spread over processes (tenferro/dist.hpp runs them over MPI).
+//
+// Errors (tenferro::Error, nothing computed): as einsum for the spec and shapes; InvalidArgument
+// for invalid SliceOptions and for a memory_limit that no slicing can meet (the message names
+// the step whose result stays too large and why its labels cannot be cut further).
+// See docs/distributed.md.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tenferro/autodiff.hpp"
+#include "tenferro/einsum.hpp"
+#include "tenferro/tensor.hpp"
+
+namespace tenferro {
+
+/// Settings of slice_plan, sliced_einsum and sliced_value_and_grad (and of their dist:: forms).
+struct SliceOptions {
+  /// Elements that the largest step result of one slice's contraction may have (every pairwise
+  /// step's result, the slice's own result included; the operands are views and the output
+  /// accumulator is extra: SlicePlan::output_shape). 0 (or +infinity) means no limit; negative
+  /// or NaN is InvalidArgument.
+  double memory_limit = 0;
+  /// Slice at least this many times (e.g. the number of processes, so that every one has work);
+  /// the labels are then cut where the flop overhead is smallest. >= 1, else InvalidArgument.
+  std::int64_t min_slices = 1;
+  /// Whether output labels may be sliced (each slice then computes a block of the output).
+  bool slice_output = true;
+  /// Path search of the unsliced contraction; every slice uses the path found for it. Its
+  /// memory_limit must be 0 (InvalidArgument otherwise: use SliceOptions::memory_limit); an
+  /// explicit `path` is used as given.
+  EinsumOptions einsum;
+};
+
+/// One sliced label: cut into `chunks` equal pieces of `size / chunks` elements.
+struct SlicedLabel {
+  /// The label's letter in the spec.
+  char label = 0;
+  /// Its full extent.
+  std::int64_t size = 0;
+  /// Pieces it is cut into (a divisor of size, > 1).
+  std::int64_t chunks = 1;
+  /// For each operand, the axes that carry the label (two or more for a diagonal).
+  std::vector<std::vector<std::int64_t>> axes;
+  /// The output axis that carries it, or -1 when the label is summed.
+  std::int64_t output_axis = -1;
+  /// Elements of one piece.
+  std::int64_t extent() const noexcept { return size / chunks; }
+};
+
+/// How a contraction is sliced, and what it costs. Printable with to_string(). A plain value:
+/// copyable, and safe to read from several threads.
+struct SlicePlan {
+  /// The spec with its output made explicit, e.g. "ab,bc->ac".
+  std::string subscripts;
+  /// Operand shapes (unsliced) and the result's shape.
+  std::vector<Dims> shapes;
+  Dims output_shape;
+  /// The sliced labels, in order of first appearance in the spec. Slice k's piece of each label
+  /// is k's digit in the mixed radix of the labels' chunk counts (the last label varies fastest).
+  std::vector<SlicedLabel> sliced;
+  /// Number of slices: the product of the chunk counts (1: nothing sliced).
+  std::int64_t slices = 1;
+  /// Operand shapes of one slice, and the shape of one slice's result.
+  std::vector<Dims> slice_shapes;
+  Dims slice_output_shape;
+  /// One slice's contraction path: the unsliced contraction's pairs (strategy `given`). Pass
+  /// EinsumOptions{.path = pairs} to prepare_einsum for slice_shapes to get the same plan.
+  EinsumPath path;
+  std::vector<std::pair<int, int>> pairs;
+  /// The limit asked for (0: none) and the largest step result of one slice, in elements.
+  double memory_limit = 0;
+  double peak = 0;
+  /// Flops of one slice (EinsumPath's cost model) and of all slices together.
+  double flops_per_slice = 0;
+  double total_flops = 0;
+  /// The unsliced contraction along the same path: its flops and largest step result.
+  double unsliced_flops = 0;
+  double unsliced_peak = 0;
+
+  /// total_flops / unsliced_flops: the arithmetic slicing repeats (1 = none).
+  double overhead() const noexcept;
+  /// The start of each sliced label's piece in slice k (one entry per `sliced` label).
+  /// InvalidArgument unless 0 <= k < slices.
+  std::vector<std::int64_t> offsets(std::int64_t k) const;
+  /// Slice k of the operands: views (no copy) that narrow each sliced label's axes to its piece.
+  /// The operands must have `shapes` (InvalidArgument for another count, ShapeMismatch for
+  /// another shape).
+  std::vector<Tensor> slice_operands(std::span<const Tensor> operands, std::int64_t k) const;
+  std::vector<Tensor> slice_operands(std::initializer_list<Tensor> operands, std::int64_t k) const {
+    return slice_operands(std::span<const Tensor>(operands.begin(), operands.size()), k);
+  }
+  /// The block of a tensor shaped like the output that slice k produces (a view); the tensor
+  /// itself when no output label is sliced. ShapeMismatch for another shape.
+  Tensor output_block(const Tensor& output, std::int64_t k) const;
+  /// A multi-line summary: spec, sliced labels, slices, peak vs limit, flops and overhead, and
+  /// one slice's path.
+  std::string to_string() const;
+};
+
+/// Chooses the labels to slice so that the largest step result of one slice's contraction fits
+/// options.memory_limit, with as few slices as a greedy search finds: while a step result is too
+/// large, cut the label (or cut a label finer, into the next divisor of its size) that removes
+/// the most excess size of the too-large results per factor of slices, then undo any cut the
+/// limit no longer needs. Then, while there are fewer than min_slices, cut where the added flops
+/// are smallest. Labels of '...' dimensions are never sliced; output labels only with
+/// slice_output. Deterministic: equal arguments give equal plans on every machine.
+SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
+                     const SliceOptions& options = {});
+
+/// einsum(spec, operands) computed slice by slice under slice_plan(spec, shapes, options): one
+/// prepared einsum for all slices, inside one execution scope of the current backend (or the
+/// admission already active on this thread), adding each slice into one output. Equal to einsum
+/// up to rounding. Operands must be floating (DTypeMismatch otherwise, as prepare_einsum);
+/// operands that require grad (with grad mode on), carry a tangent or are traced are
+/// Unsupported: the result is not recorded by autodiff (use sliced_value_and_grad).
+Tensor sliced_einsum(std::string_view spec, std::span<const Tensor> operands,
+                     const SliceOptions& options = {});
+inline Tensor sliced_einsum(std::string_view spec, std::initializer_list<Tensor> operands,
+                            const SliceOptions& options = {}) {
+  return sliced_einsum(spec, std::span<const Tensor>(operands.begin(), operands.size()), options);
+}
+
+/// For a scalar loss of the contraction's output: value = loss(einsum(spec, operands)) and the
+/// gradient with respect to every operand, computed slice by slice: the sliced forward pass
+/// gives the output C, grad(loss)(C) gives its cotangent G, and each slice's reverse pass (one
+/// prepared VJP program for all slices, recomputing the slice's forward) adds its cotangents
+/// into the pieces of the operands' gradients. Equal to value_and_grad of the unsliced
+/// expression up to rounding (complex operands: the conjugate-Wirtinger convention of
+/// docs/autodiff.md). `loss` receives {C} and must return a real one-element tensor
+/// (InvalidArgument otherwise, as grad); an empty loss means the output itself is that scalar.
+/// One slice's reverse pass holds about three times its forward peak. Operands that carry a
+/// tangent or are traced are Unsupported; whether they require grad does not matter (nothing is
+/// recorded, no grad() changes).
+ValueAndGrad sliced_value_and_grad(std::string_view spec, std::span<const Tensor> operands,
+                                   const ScalarFn& loss, const SliceOptions& options = {});
+inline ValueAndGrad sliced_value_and_grad(std::string_view spec,
+                                          std::initializer_list<Tensor> operands,
+                                          const ScalarFn& loss, const SliceOptions& options = {}) {
+  return sliced_value_and_grad(spec, std::span<const Tensor>(operands.begin(), operands.size()),
+                               loss, options);
+}
+
+}  // namespace tenferro

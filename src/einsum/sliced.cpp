@@ -1,0 +1,152 @@
+// Sliced contractions on one process, and the machinery tenferro::dist shares
+// (Note [Sliced execution] in sliced.hpp).
+#include "einsum/sliced.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/tensor_aux.hpp"
+#include "cpu/scope.hpp"
+#include "tenferro/eager.hpp"
+#include "tenferro/ops/elementwise.hpp"
+
+namespace tenferro {
+namespace detail {
+
+std::vector<Tensor> sliced_inputs(std::span<const Tensor> operands, const char* op,
+                                  bool differentiating) {
+  std::vector<Tensor> out;
+  out.reserve(operands.size());
+  for (std::size_t k = 0; k < operands.size(); ++k) {
+    const Tensor& t = operands[k];
+    const std::string which = std::string(op) + ": operand " + std::to_string(k);
+    if (!t.defined()) throw Error(ErrorKind::InvalidArgument, which + " is an undefined tensor");
+    const TensorAux* aux = t.aux().get();
+    if (aux && aux->trace)
+      throw Error(ErrorKind::Unsupported,
+                  which +
+                      " is traced; sliced contractions run on concrete tensors (trace einsum "
+                      "or a prepared EinsumPlan instead)");
+    if (aux && aux->tangent.defined())
+      throw Error(ErrorKind::Unsupported,
+                  which +
+                      " carries a forward-mode tangent; sliced contractions are not "
+                      "differentiated in forward mode (use einsum under jvp)");
+    if (!differentiating && aux && (aux->requires_grad || aux->grad_fn) && is_grad_enabled())
+      throw Error(ErrorKind::Unsupported,
+                  which +
+                      " requires grad, but the sliced result is not recorded by autodiff; "
+                      "expected sliced_value_and_grad for gradients, or detach() / a "
+                      "NoGradGuard for the value alone");
+    if (!is_floating(t.dtype()))
+      throw Error(ErrorKind::DTypeMismatch,
+                  which + " has dtype " + std::string(dtype_name(t.dtype())) +
+                      "; expected floating dtypes (f32, f64, c64, c128); cast() it first");
+    out.push_back(detach(t));
+  }
+  return out;
+}
+
+std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t count, int rank, int ranks) {
+  const std::int64_t r = rank, n = ranks;
+  const std::int64_t base = count / n, extra = count % n;
+  const std::int64_t first = r * base + std::min(r, extra);
+  return {first, first + base + (r < extra ? 1 : 0)};
+}
+
+namespace {
+std::vector<Dims> shapes_of(std::span<const Tensor> operands) {
+  std::vector<Dims> shapes;
+  for (const Tensor& t : operands) shapes.push_back(t.shape());
+  return shapes;
+}
+}  // namespace
+
+SlicedContraction::SlicedContraction(std::string_view spec, std::span<const Tensor> operands,
+                                     const SliceOptions& options, bool differentiating)
+    : plan_(slice_plan(spec, shapes_of(operands), options)) {
+  std::vector<DType> dtypes;
+  for (const Tensor& t : operands) dtypes.push_back(t.dtype());
+  EinsumOptions along_plan = options.einsum;
+  along_plan.path = plan_.pairs;
+  einsum_ = prepare_einsum(spec, plan_.slice_shapes, dtypes, along_plan);
+  if (!differentiating) return;
+  std::vector<ValueSpec> specs;
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    specs.push_back(ValueSpec{plan_.slice_shapes[k], dtypes[k]});
+  const EinsumPlan& one_slice = einsum_;
+  const Program forward = trace([&one_slice](std::span<const Tensor> x) { return one_slice(x); },
+                                std::span<const ValueSpec>(specs));
+  runtime_.emplace(current_backend());
+  vjp_ = runtime_->prepare(vjp(forward));
+}
+
+Tensor SlicedContraction::contract(std::span<const Tensor> operands, std::int64_t first,
+                                   std::int64_t last) const {
+  Tensor acc = zeros(plan_.output_shape, output_dtype());
+  if (first >= last) return acc;
+  run_in_execution_scope(current_backend(), [&] {
+    for (std::int64_t k = first; k < last; ++k) {
+      const Tensor r = einsum_(plan_.slice_operands(operands, k));
+      Tensor block = plan_.output_block(acc, k);
+      add_into(block, block, r);
+    }
+  });
+  return acc;
+}
+
+std::vector<Tensor> SlicedContraction::pullback(std::span<const Tensor> operands,
+                                                const Tensor& cotangent, std::int64_t first,
+                                                std::int64_t last) const {
+  std::vector<Tensor> grads;
+  for (const Tensor& t : operands) grads.push_back(zeros(t.shape(), t.dtype()));
+  if (first >= last) return grads;
+  run_in_execution_scope(current_backend(), [&] {
+    for (std::int64_t k = first; k < last; ++k) {
+      std::vector<Tensor> inputs = plan_.slice_operands(operands, k);
+      inputs.push_back(plan_.output_block(cotangent, k));
+      const std::vector<Tensor> pieces = runtime_->run(vjp_, inputs);
+      std::vector<Tensor> blocks = plan_.slice_operands(grads, k);
+      for (std::size_t j = 0; j < blocks.size(); ++j) add_into(blocks[j], blocks[j], pieces[j]);
+    }
+  });
+  return grads;
+}
+
+std::pair<Tensor, Tensor> loss_and_cotangent(const ScalarFn& loss, const Tensor& c) {
+  const Tensor in[] = {c};
+  ValueAndGrad vg = loss ? value_and_grad(loss, in)
+                         : value_and_grad([](std::span<const Tensor> x) { return x[0]; }, in);
+  return {std::move(vg.value), std::move(vg.grads[0])};
+}
+
+SlicedContraction SlicedContraction::prepare(const char* op, std::string_view spec,
+                                             std::span<const Tensor> operands,
+                                             const SliceOptions& options, bool differentiating) {
+  try {
+    return SlicedContraction(spec, operands, options, differentiating);
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string(op) + ": " + e.message());
+  }
+}
+
+}  // namespace detail
+
+Tensor sliced_einsum(std::string_view spec, std::span<const Tensor> operands,
+                     const SliceOptions& options) {
+  const std::vector<Tensor> in = detail::sliced_inputs(operands, "sliced_einsum", false);
+  const auto sc = detail::SlicedContraction::prepare("sliced_einsum", spec, in, options, false);
+  return sc.contract(in, 0, sc.plan().slices);
+}
+
+ValueAndGrad sliced_value_and_grad(std::string_view spec, std::span<const Tensor> operands,
+                                   const ScalarFn& loss, const SliceOptions& options) {
+  const std::vector<Tensor> in = detail::sliced_inputs(operands, "sliced_value_and_grad", true);
+  const auto sc =
+      detail::SlicedContraction::prepare("sliced_value_and_grad", spec, in, options, true);
+  const Tensor c = sc.contract(in, 0, sc.plan().slices);
+  auto [value, cotangent] = detail::loss_and_cotangent(loss, c);
+  return ValueAndGrad{std::move(value), sc.pullback(in, cotangent, 0, sc.plan().slices)};
+}
+
+}  // namespace tenferro

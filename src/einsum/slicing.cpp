@@ -1,0 +1,389 @@
+// slice_plan and SlicePlan (tenferro/slicing.hpp): which labels to cut, and what it costs.
+//
+// Note [Slice search]: the path is found once, for the unsliced contraction, and every slice uses
+// it (its pairs do not depend on sizes). Cutting label l into k pieces divides the size of every
+// step result that carries l by k, so a plan is a chunk count per label, costed by re-running
+// the path's cost model (evaluate_pairs) on the sliced sizes. The search is greedy:
+//  1. While some step result exceeds the limit, take the cut (label l, from k to the next or a
+//     larger divisor k' of its size) with the most *excess removed per factor of slices*:
+//     sum over too-large results R carrying l of min(log(|R| / limit), log(k'/k)), divided by
+//     log(k'/k). A label shared by several too-large results is worth more; a cut beyond what a
+//     result needs earns nothing. Ties: fewer total flops, then the smaller factor, then the
+//     label that comes first in the spec.
+//  2. Undo what the limit no longer needs: each sliced label in turn gets the smallest chunk
+//     count that keeps every step result within the limit.
+//  3. While there are fewer than min_slices slices, cut a label to its next divisor where the
+//     total flops grow least.
+// Only letter labels are cut (never '...' dimensions), output labels only with slice_output.
+// Pieces are equal (chunk counts divide sizes), so one prepared einsum serves every slice.
+#include "tenferro/slicing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+#include "einsum/program.hpp"
+#include "tenferro/ops/structural.hpp"
+
+namespace tenferro {
+namespace detail {
+namespace {
+
+using einsum::Label;
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+void check_slice_options(const SliceOptions& o) {
+  if (!(o.memory_limit >= 0))  // also NaN
+    throw Error(ErrorKind::InvalidArgument,
+                "slice_plan: SliceOptions::memory_limit is " + number(o.memory_limit) +
+                    "; expected a number of elements >= 0 (0 for no limit), not NaN");
+  if (o.min_slices < 1)
+    throw Error(ErrorKind::InvalidArgument, "slice_plan: SliceOptions::min_slices is " +
+                                                std::to_string(o.min_slices) + "; expected >= 1");
+  if (o.einsum.memory_limit != 0)
+    throw Error(ErrorKind::InvalidArgument,
+                "slice_plan: SliceOptions::einsum.memory_limit is " +
+                    number(o.einsum.memory_limit) +
+                    "; expected 0 (the sliced contraction's limit is SliceOptions::memory_limit)");
+}
+
+// The divisors of n greater than 1, ascending (label sizes are small enough to try them all).
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> low, high;
+  if (n < 2) return low;
+  for (std::int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) {
+      low.push_back(d);
+      if (d != n / d) high.push_back(n / d);
+    }
+  low.insert(low.end(), high.rbegin(), high.rend());
+  low.erase(low.begin());  // 1
+  return low;
+}
+
+// The search state of Note [Slice search].
+class Search {
+ public:
+  Search(const einsum::Network& net, const einsum::PathProblem& problem,
+         std::vector<std::pair<int, int>> pairs, std::vector<Label> candidates)
+      : net_(net),
+        problem_(problem),
+        pairs_(std::move(pairs)),
+        candidates_(std::move(candidates)),
+        chunks_(net.size.size(), 1) {}
+
+  struct Cost {
+    double peak = 0;   // largest step result of one slice
+    double flops = 0;  // all slices together
+    double slices = 1;
+    einsum::RawPath raw;
+  };
+
+  Cost cost(std::span<const std::int64_t> chunks) const {
+    einsum::PathProblem p = problem_;
+    Cost c;
+    for (std::size_t l = 0; l < chunks.size(); ++l) {
+      p.size[l] = problem_.size[l] / chunks[l];
+      c.slices *= static_cast<double>(chunks[l]);
+    }
+    c.raw = einsum::evaluate_pairs(p, pairs_);
+    for (const einsum::RawStep& s : c.raw.steps) c.peak = std::max(c.peak, s.size);
+    c.flops = c.raw.flops * c.slices;
+    return c;
+  }
+  Cost cost() const { return cost(chunks_); }
+
+  // Step 1 of Note [Slice search]; returns false when no cut reduces a too-large result.
+  bool cut_for_memory(double limit) {
+    const Cost now = cost();
+    struct Best {
+      double efficiency = 0, flops = 0, factor = 0;
+      Label label = -1;
+      std::int64_t chunks = 0;
+    } best;
+    for (Label l : candidates_) {
+      const std::int64_t k = chunks_[static_cast<std::size_t>(l)];
+      for (std::int64_t k2 : divisors(net_.size[static_cast<std::size_t>(l)])) {
+        if (k2 <= k) continue;
+        const double delta = std::log(static_cast<double>(k2) / static_cast<double>(k));
+        double removed = 0;
+        for (const einsum::RawStep& s : now.raw.steps)
+          if (s.size > limit && std::find(s.result.begin(), s.result.end(), l) != s.result.end())
+            removed += std::min(std::log(s.size / limit), delta);
+        if (removed <= 0) break;  // l is in no too-large result: no divisor helps
+        const double efficiency = removed / delta;
+        std::vector<std::int64_t> trial = chunks_;
+        trial[static_cast<std::size_t>(l)] = k2;
+        const double flops = cost(trial).flops;
+        const double factor = static_cast<double>(k2) / static_cast<double>(k);
+        const bool better = best.label < 0 || efficiency > best.efficiency * (1 + 1e-12) ||
+                            (efficiency >= best.efficiency * (1 - 1e-12) &&
+                             (flops < best.flops || (flops == best.flops && factor < best.factor)));
+        if (better) best = {efficiency, flops, factor, l, k2};
+      }
+    }
+    if (best.label < 0) return false;
+    chunks_[static_cast<std::size_t>(best.label)] = best.chunks;
+    return true;
+  }
+
+  // Step 2: the smallest chunk count per sliced label that keeps the limit.
+  void undo_unneeded(double limit) {
+    for (Label l : candidates_) {
+      const std::size_t li = static_cast<std::size_t>(l);
+      if (chunks_[li] == 1) continue;
+      const std::int64_t was = chunks_[li];
+      std::vector<std::int64_t> options{1};
+      for (std::int64_t d : divisors(net_.size[li]))
+        if (d < was) options.push_back(d);
+      for (std::int64_t k : options) {
+        chunks_[li] = k;
+        if (cost().peak <= limit) break;
+        chunks_[li] = was;
+      }
+    }
+  }
+
+  // Step 3: one more cut where the total flops grow least; false when nothing can be cut.
+  bool cut_for_count() {
+    Label best_label = -1;
+    std::int64_t best_chunks = 0;
+    double best_flops = 0, best_factor = 0;
+    for (Label l : candidates_) {
+      const std::size_t li = static_cast<std::size_t>(l);
+      for (std::int64_t k2 : divisors(net_.size[li])) {
+        if (k2 <= chunks_[li]) continue;
+        std::vector<std::int64_t> trial = chunks_;
+        trial[li] = k2;
+        const double flops = cost(trial).flops;
+        const double factor = static_cast<double>(k2) / static_cast<double>(chunks_[li]);
+        if (best_label < 0 || flops < best_flops || (flops == best_flops && factor < best_factor)) {
+          best_label = l;
+          best_chunks = k2;
+          best_flops = flops;
+          best_factor = factor;
+        }
+        break;  // the next divisor only
+      }
+    }
+    if (best_label < 0) return false;
+    chunks_[static_cast<std::size_t>(best_label)] = best_chunks;
+    return true;
+  }
+
+  const std::vector<std::int64_t>& chunks() const { return chunks_; }
+
+ private:
+  const einsum::Network& net_;
+  const einsum::PathProblem& problem_;
+  std::vector<std::pair<int, int>> pairs_;
+  std::vector<Label> candidates_;  // in order of first appearance in the spec
+  std::vector<std::int64_t> chunks_;
+};
+
+bool in_list(const einsum::LabelList& ls, Label l) {
+  return std::find(ls.begin(), ls.end(), l) != ls.end();
+}
+
+// Letter labels (not '...' dimensions) in order of first appearance in the operands' terms;
+// letters take the dense ids below the ellipsis ids (Note [Einsum labels]).
+std::vector<Label> letters_in_spec_order(const einsum::Subscripts& subs) {
+  std::vector<std::int64_t> raws;
+  for (const einsum::Term& t : subs.inputs)
+    for (std::int64_t r : t.labels)
+      if (r != einsum::kEllipsis && std::find(raws.begin(), raws.end(), r) == raws.end())
+        raws.push_back(r);
+  std::vector<std::int64_t> sorted = raws;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<Label> out;
+  for (std::int64_t r : raws)
+    out.push_back(
+        static_cast<Label>(std::lower_bound(sorted.begin(), sorted.end(), r) - sorted.begin()));
+  return out;
+}
+
+[[noreturn]] void limit_error(const Search& search, const einsum::Network& net, double limit,
+                              bool slice_output) {
+  const Search::Cost c = search.cost();
+  std::size_t worst = 0;
+  for (std::size_t k = 0; k < c.raw.steps.size(); ++k)
+    if (c.raw.steps[k].size > c.raw.steps[worst].size) worst = k;
+  const einsum::RawStep& s = c.raw.steps[worst];
+  throw Error(ErrorKind::InvalidArgument,
+              "slice_plan: no slicing brings every step result within memory_limit = " +
+                  number(limit) + " elements: step " + std::to_string(worst) + "'s result (" +
+                  einsum::format_term(net, s.result) + ") keeps " + number(s.size) +
+                  " elements with every label it can cut cut into single elements (" +
+                  (slice_output ? "'...' dimensions are never cut"
+                                : "output labels are not cut: slice_output is false; '...' "
+                                  "dimensions are never cut") +
+                  "); expected a larger limit");
+}
+
+}  // namespace
+}  // namespace detail
+
+SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
+                     const SliceOptions& options) {
+  using namespace detail;
+  check_slice_options(options);
+  const einsum::Subscripts subs = einsum::parse_subscripts(spec);
+  const einsum::Network net = einsum::bind_shapes(subs, shapes);
+  const std::vector<DType> dtypes(shapes.size(), DType::f64);
+  const EinsumProgram unsliced = lower_einsum(net, shapes, dtypes, options.einsum);
+
+  std::vector<std::pair<int, int>> pairs;
+  for (const EinsumStep& s : unsliced.path.steps) pairs.emplace_back(s.lhs, s.rhs);
+  const std::vector<Label> letters = letters_in_spec_order(subs);
+  std::vector<Label> candidates;
+  for (Label l : letters)
+    if (net.size[static_cast<std::size_t>(l)] > 1 &&
+        (options.slice_output || !in_list(net.output, l)))
+      candidates.push_back(l);
+
+  Search search(net, unsliced.problem, pairs, candidates);
+  const double limit = options.memory_limit > 0 && std::isfinite(options.memory_limit)
+                           ? options.memory_limit
+                           : std::numeric_limits<double>::infinity();
+  while (search.cost().peak > limit)
+    if (!search.cut_for_memory(limit)) limit_error(search, net, limit, options.slice_output);
+  search.undo_unneeded(limit);
+  while (search.cost().slices < static_cast<double>(options.min_slices) && search.cut_for_count()) {
+  }
+  const Search::Cost final_cost = search.cost();
+  if (final_cost.slices > static_cast<double>(std::int64_t{1} << 62))
+    throw Error(ErrorKind::InvalidArgument, "slice_plan: " + number(final_cost.slices) +
+                                                " slices do not fit in int64; expected fewer "
+                                                "(a smaller min_slices or a larger memory_limit)");
+
+  SlicePlan plan;
+  plan.subscripts = unsliced.path.subscripts;
+  plan.shapes = shapes;
+  plan.output_shape = unsliced.output_shape;
+  plan.slice_shapes = shapes;
+  plan.slice_output_shape = unsliced.output_shape;
+  const std::vector<std::int64_t>& chunks = search.chunks();
+  for (Label l : letters) {
+    const std::size_t li = static_cast<std::size_t>(l);
+    if (chunks[li] == 1) continue;
+    SlicedLabel s;
+    s.label = net.names[li][0];
+    s.size = net.size[li];
+    s.chunks = chunks[li];
+    for (std::size_t k = 0; k < net.operands.size(); ++k) {
+      std::vector<std::int64_t> axes;
+      for (std::size_t a = 0; a < net.operands[k].size(); ++a)
+        if (net.operands[k][a] == l) {
+          axes.push_back(static_cast<std::int64_t>(a));
+          plan.slice_shapes[k][a] = s.extent();
+        }
+      s.axes.push_back(std::move(axes));
+    }
+    for (std::size_t a = 0; a < net.output.size(); ++a)
+      if (net.output[a] == l) {
+        s.output_axis = static_cast<std::int64_t>(a);
+        plan.slice_output_shape[a] = s.extent();
+      }
+    plan.slices *= s.chunks;
+    plan.sliced.push_back(std::move(s));
+  }
+  EinsumOptions given = options.einsum;
+  given.path = pairs;
+  plan.path = einsum_path(spec, plan.slice_shapes, given);
+  plan.pairs = std::move(pairs);
+  plan.memory_limit = options.memory_limit;
+  plan.peak = final_cost.peak;
+  plan.flops_per_slice = plan.path.flops;
+  plan.total_flops = final_cost.flops;
+  plan.unsliced_flops = unsliced.path.flops;
+  plan.unsliced_peak = unsliced.path.largest_intermediate;
+  return plan;
+}
+
+double SlicePlan::overhead() const noexcept {
+  return unsliced_flops > 0 ? total_flops / unsliced_flops : 1.0;
+}
+
+std::vector<std::int64_t> SlicePlan::offsets(std::int64_t k) const {
+  if (k < 0 || k >= slices)
+    throw Error(ErrorKind::InvalidArgument, "slice plan: slice index " + std::to_string(k) +
+                                                " is out of range; expected 0 <= k < " +
+                                                std::to_string(slices) + " (plan: " + subscripts +
+                                                ")");
+  std::vector<std::int64_t> out(sliced.size());
+  for (std::size_t i = sliced.size(); i-- > 0;) {
+    out[i] = (k % sliced[i].chunks) * sliced[i].extent();
+    k /= sliced[i].chunks;
+  }
+  return out;
+}
+
+std::vector<Tensor> SlicePlan::slice_operands(std::span<const Tensor> operands,
+                                              std::int64_t k) const {
+  if (operands.size() != shapes.size())
+    throw Error(ErrorKind::InvalidArgument,
+                "slice plan: got " + std::to_string(operands.size()) + " operands; expected " +
+                    std::to_string(shapes.size()) + " (plan: " + subscripts + ")");
+  for (std::size_t j = 0; j < operands.size(); ++j)
+    if (!operands[j].defined() || !(operands[j].shape() == shapes[j]))
+      throw Error(ErrorKind::ShapeMismatch,
+                  "slice plan: operand " + std::to_string(j) + " has shape " +
+                      (operands[j].defined() ? dims_to_string(operands[j].shape())
+                                             : std::string("(undefined)")) +
+                      "; expected " + dims_to_string(shapes[j]) + " (plan: " + subscripts + ")");
+  const std::vector<std::int64_t> start = offsets(k);
+  std::vector<Tensor> out(operands.begin(), operands.end());
+  for (std::size_t i = 0; i < sliced.size(); ++i)
+    for (std::size_t j = 0; j < out.size(); ++j)
+      for (std::int64_t axis : sliced[i].axes[j])
+        out[j] = slice(out[j], axis, start[i], start[i] + sliced[i].extent());
+  return out;
+}
+
+Tensor SlicePlan::output_block(const Tensor& output, std::int64_t k) const {
+  if (!output.defined() || !(output.shape() == output_shape))
+    throw Error(
+        ErrorKind::ShapeMismatch,
+        "slice plan: the output has shape " +
+            (output.defined() ? dims_to_string(output.shape()) : std::string("(undefined)")) +
+            "; expected " + dims_to_string(output_shape) + " (plan: " + subscripts + ")");
+  const std::vector<std::int64_t> start = offsets(k);
+  Tensor out = output;
+  for (std::size_t i = 0; i < sliced.size(); ++i)
+    if (sliced[i].output_axis >= 0)
+      out = slice(out, sliced[i].output_axis, start[i], start[i] + sliced[i].extent());
+  return out;
+}
+
+std::string SlicePlan::to_string() const {
+  using detail::number;
+  std::string s = "slice plan: " + subscripts + "\n  sliced:";
+  if (sliced.empty()) s += " nothing";
+  for (std::size_t i = 0; i < sliced.size(); ++i)
+    s += (i ? ", " : " ") + std::string(1, sliced[i].label) + " (" +
+         std::to_string(sliced[i].size) + " = " + std::to_string(sliced[i].chunks) + " x " +
+         std::to_string(sliced[i].extent()) + (sliced[i].output_axis >= 0 ? ", output" : "") + ")";
+  s += "\n  slices: " + std::to_string(slices) + "\n";
+  s += "  peak per slice: " + number(peak) + " elements (limit " +
+       (memory_limit > 0 ? number(memory_limit) : std::string("none")) + ", unsliced " +
+       number(unsliced_peak) + ")\n";
+  s += "  flops: " + number(flops_per_slice) + " per slice, " + number(total_flops) +
+       " in all (unsliced " + number(unsliced_flops) + ", overhead " + number(overhead()) + "x)\n";
+  std::string p = path.to_string();
+  for (std::size_t pos = 0; pos < p.size();) {
+    const std::size_t end = p.find('\n', pos);
+    s += "  " + p.substr(pos, end == std::string::npos ? std::string::npos : end - pos + 1);
+    if (end == std::string::npos) break;
+    pos = end + 1;
+  }
+  return s;
+}
+
+}  // namespace tenferro
