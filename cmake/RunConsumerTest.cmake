@@ -42,3 +42,13 @@ run(${CMAKE_COMMAND} --build ${build} ${config_args})
 
 find_program(consumer NAMES tenferro_consumer PATHS ${build} ${build}/${CONFIG} NO_DEFAULT_PATH REQUIRED)
 run(${consumer})
+
+# The dist consumer exists when the installed package has tenferro::dist; one rank, no mpiexec.
+# LSan: OpenMPI's allocations at exit are not ours (tests/dist/lsan.supp).
+find_program(consumer_dist NAMES tenferro_consumer_dist PATHS ${build} ${build}/${CONFIG}
+             NO_DEFAULT_PATH)
+if(consumer_dist)
+  run(${CMAKE_COMMAND} -E env
+      "LSAN_OPTIONS=suppressions=${CONSUMER_SOURCE_DIR}/../dist/lsan.supp:print_suppressions=0"
+      OMPI_MCA_btl_vader_single_copy_mechanism=none ${consumer_dist})
+endif()
