@@ -115,12 +115,6 @@ EinsumPlan prepare(const einsum::Subscripts& s, const std::vector<Dims>& shapes,
   return EinsumPlanAccess::make(build(s, shapes, all, options));
 }
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
 const char* strategy_name(EinsumStrategy s) {
   switch (s) {
     case EinsumStrategy::automatic:
@@ -138,6 +132,13 @@ const char* strategy_name(EinsumStrategy s) {
 }
 
 }  // namespace
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
 }  // namespace detail
 
 std::string EinsumPath::to_string() const {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "einsum/path.hpp"
@@ -50,6 +51,9 @@ struct EinsumProgram {
   /// catalog ops promote).
   Tensor run(std::span<const Tensor> operands) const;
 };
+
+/// A count or cost as the printed paths and plans show it ("%.4g").
+std::string number(double v);
 
 /// Builds the program for a bound network (Note [Einsum lowering]).
 EinsumProgram lower_einsum(const einsum::Network& net, std::span<const einsum::Shape> shapes,

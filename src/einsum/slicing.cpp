@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <numeric>
 
@@ -32,12 +31,6 @@ namespace detail {
 namespace {
 
 using einsum::Label;
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 void check_slice_options(const SliceOptions& o) {
   if (!(o.memory_limit >= 0))  // also NaN
