@@ -55,9 +55,10 @@ std::string_view to_string(ThreadLevel level) noexcept;
 /// MPI's lifetime for a program: initialises MPI with MPI_Init_thread asking for `required`
 /// (unless MPI is already initialised, e.g. by the application or another Environment) and, if
 /// it initialised MPI, finalises it on destruction. Create one in main() before any Comm, and
-/// destroy every Comm before it. Throws Error{Unsupported} when MPI provides less than
-/// `required` or less than ThreadLevel::funneled (MPI is then finalised again), and
-/// Error{RuntimeState} when MPI was already finalised (MPI cannot start twice in a process).
+/// destroy every Comm before it. Throws Error{InvalidArgument} for `required` below funneled
+/// (before touching MPI), Error{Unsupported} when MPI provides less than `required` (MPI is then
+/// finalised again if this object started it), and Error{RuntimeState} when MPI was already
+/// finalised (MPI cannot start twice in a process).
 class Environment {
  public:
   explicit Environment(ThreadLevel required = ThreadLevel::funneled);
@@ -108,7 +109,10 @@ struct CommOptions {
 class Comm {
  public:
   /// A duplicate of MPI_COMM_WORLD. Error{RuntimeState} when MPI is not initialised (create a
-  /// dist::Environment first) or already finalised.
+  /// dist::Environment first) or already finalised, or when called off MPI's main thread under
+  /// FUNNELED; Error{Unsupported} when the application initialised MPI with
+  /// MPI_THREAD_SINGLE. Destroyed off MPI's main thread under FUNNELED (or after MPI_Finalize),
+  /// the duplicate is left for MPI_Finalize to free.
   Comm();
   explicit Comm(CommOptions options);
   /// A duplicate of `comm` (collective over `comm`).
@@ -141,9 +145,10 @@ class Comm {
   Tensor broadcast(const Tensor& x, int root = 0) const;
   /// Every rank's x stacked along a new leading axis: shape [size, ...x.shape], rank r's at r.
   Tensor allgather(const Tensor& x) const;
-  /// Reduces x over the ranks and scatters the result along axis 0: rank r receives rows
-  /// [r*n/size + min(r, n%size), ...) like NumPy's array_split (n = x.shape[0]; the first
-  /// n % size ranks get one row more; a rank may get none). x must have rank >= 1.
+  /// Reduces x over the ranks and scatters the result along axis 0 like NumPy's array_split:
+  /// rank r receives n/size rows (integer division), one more for the first n % size ranks,
+  /// starting at row r*(n/size) + min(r, n%size) (n = x.shape[0]; a rank may get none). x must
+  /// have rank >= 1 and at most INT_MAX elements in all (Unsupported).
   Tensor reduce_scatter(const Tensor& x, ReduceOp op = ReduceOp::sum) const;
 
  private:

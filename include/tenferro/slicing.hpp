@@ -13,9 +13,10 @@
 // slice has the same operand shapes, so one prepared einsum serves all of them, and slices are
 // independent, so they can be spread over processes (tenferro/dist.hpp runs them over MPI).
 //
-// Errors (tenferro::Error, nothing computed): as einsum for the spec and shapes; InvalidArgument
-// for invalid SliceOptions and for a memory_limit that no slicing can meet (the message names
-// the step whose result stays too large and why its labels cannot be cut further).
+// Errors (tenferro::Error, nothing computed unless said otherwise): as einsum for the spec and
+// shapes; InvalidArgument for invalid SliceOptions and for a memory_limit that no slicing can
+// meet (the message names the result that stays too large and why its labels cannot be cut
+// further).
 // See docs/distributed.md.
 #pragma once
 
@@ -35,13 +36,17 @@ namespace tenferro {
 
 /// Settings of slice_plan, sliced_einsum and sliced_value_and_grad (and of their dist:: forms).
 struct SliceOptions {
-  /// Elements that the largest step result of one slice's contraction may have (every pairwise
-  /// step's result, the slice's own result included; the operands are views and the output
-  /// accumulator is extra: SlicePlan::output_shape). 0 (or +infinity) means no limit; negative
+  /// Elements that the largest result of one slice's contraction may have: every pairwise
+  /// step's result (the slice's own result included) and every operand's sum over labels only it
+  /// carries. Views cost nothing (operand slices, diagonals, permutations) and the output
+  /// accumulator is extra (SlicePlan::output_shape). The working memory of a slice is a small
+  /// multiple of it (docs/distributed.md, "Memory"). 0 (or +infinity) means no limit; negative
   /// or NaN is InvalidArgument.
   double memory_limit = 0;
   /// Slice at least this many times (e.g. the number of processes, so that every one has work);
-  /// the labels are then cut where the flop overhead is smallest. >= 1, else InvalidArgument.
+  /// the labels are then cut where the flop overhead is smallest. When every label that may be
+  /// cut is cut into single elements first, the plan has fewer (SlicePlan::slices says how many;
+  /// under dist the extra ranks get no slice). >= 1, else InvalidArgument.
   std::int64_t min_slices = 1;
   /// Whether output labels may be sliced (each slice then computes a block of the output).
   bool slice_output = true;
@@ -87,13 +92,14 @@ struct SlicePlan {
   /// EinsumOptions{.path = pairs} to prepare_einsum for slice_shapes to get the same plan.
   EinsumPath path;
   std::vector<std::pair<int, int>> pairs;
-  /// The limit asked for (0: none) and the largest step result of one slice, in elements.
+  /// The limit asked for (0: none) and the largest result of one slice (SliceOptions::
+  /// memory_limit says which results count), in elements.
   double memory_limit = 0;
   double peak = 0;
   /// Flops of one slice (EinsumPath's cost model) and of all slices together.
   double flops_per_slice = 0;
   double total_flops = 0;
-  /// The unsliced contraction along the same path: its flops and largest step result.
+  /// The unsliced contraction along the same path: its flops and largest result.
   double unsliced_flops = 0;
   double unsliced_peak = 0;
 
@@ -117,8 +123,8 @@ struct SlicePlan {
   std::string to_string() const;
 };
 
-/// Chooses the labels to slice so that the largest step result of one slice's contraction fits
-/// options.memory_limit, with as few slices as a greedy search finds: while a step result is too
+/// Chooses the labels to slice so that the largest result of one slice's contraction fits
+/// options.memory_limit, with as few slices as a greedy search finds: while a result is too
 /// large, cut the label (or cut a label finer, into the next divisor of its size) that removes
 /// the most excess size of the too-large results per factor of slices, then undo any cut the
 /// limit no longer needs. Then, while there are fewer than min_slices, cut where the added flops
@@ -148,9 +154,12 @@ inline Tensor sliced_einsum(std::string_view spec, std::initializer_list<Tensor>
 /// expression up to rounding (complex operands: the conjugate-Wirtinger convention of
 /// docs/autodiff.md). `loss` receives {C} and must return a real one-element tensor
 /// (InvalidArgument otherwise, as grad); an empty loss means the output itself is that scalar.
-/// One slice's reverse pass holds about three times its forward peak. Operands that carry a
-/// tangent or are traced are Unsupported; whether they require grad does not matter (nothing is
-/// recorded, no grad() changes).
+/// One slice's reverse pass needs about twice the forward's working memory (docs/distributed.md,
+/// "Memory"). Nothing is recorded and no grad() changes, so operands that carry a tangent, are
+/// traced, or require grad while grad mode is on are Unsupported (inside an outer grad the
+/// result would silently have no derivative: detach() them or use a NoGradGuard). Errors of the
+/// loss (not a real one-element tensor, or its own) come after the forward pass, prefixed with
+/// the op's name.
 ValueAndGrad sliced_value_and_grad(std::string_view spec, std::span<const Tensor> operands,
                                    const ScalarFn& loss, const SliceOptions& options = {});
 inline ValueAndGrad sliced_value_and_grad(std::string_view spec,

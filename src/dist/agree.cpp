@@ -40,15 +40,19 @@ void check_callable(const Comm& comm, const char* op) {
                 std::string(op) +
                     ": MPI is already finalised; expected calls before the "
                     "dist::Environment is destroyed");
-  int level = MPI_THREAD_SINGLE, is_main = 1;
-  MPI_Query_thread(&level);
-  if (level < MPI_THREAD_SERIALIZED) MPI_Is_thread_main(&is_main);
-  if (!is_main)
+  if (!on_mpi_thread())
     throw Error(ErrorKind::RuntimeState,
                 std::string(op) +
                     ": called from a thread other than the one that initialised "
                     "MPI, which provides only MPI_THREAD_FUNNELED; expected calls "
                     "from that thread, or ThreadLevel::serialized");
+}
+
+bool on_mpi_thread() {
+  int level = MPI_THREAD_SINGLE, is_main = 1;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_SERIALIZED) MPI_Is_thread_main(&is_main);
+  return is_main != 0;
 }
 
 LocalFailure capture_failure(const char* op) {

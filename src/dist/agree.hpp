@@ -45,6 +45,7 @@ class Hasher {
   Hasher& add(int v) { return add(static_cast<std::uint64_t>(static_cast<std::int64_t>(v))); }
   Hasher& add(bool v) { return add(static_cast<std::uint64_t>(v)); }
   Hasher& add(double v) {
+    if (v == 0) v = 0;  // -0.0 and 0.0 mean the same
     std::uint64_t bits;
     std::memcpy(&bits, &v, sizeof bits);
     return add(bits);
@@ -99,6 +100,10 @@ void run_agreed(const Comm& comm, const char* op, std::span<const Claim> claims,
 /// usable (not moved from) and, under MPI_THREAD_FUNNELED, this is MPI's main thread. These
 /// cannot be agreed on (agreeing is an MPI call), so they throw on this rank only.
 void check_callable(const Comm& comm, const char* op);
+
+/// Whether this thread may call MPI: always at ThreadLevel::serialized or more, else only MPI's
+/// main thread (the one that initialised it).
+bool on_mpi_thread();
 
 /// Throws Error{BackendFailure} naming `op` and MPI's error string when rc is not MPI_SUCCESS.
 void check_mpi(int rc, const char* op, const char* call);

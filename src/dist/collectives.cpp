@@ -148,12 +148,16 @@ void check_communicable(const Tensor& x, const char* op) {
   if (!x.defined())
     throw Error(ErrorKind::InvalidArgument, std::string(op) + ": the tensor is undefined");
   const tenferro::detail::TensorAux* aux = x.aux().get();
-  if (aux && (aux->trace || aux->tangent.defined() ||
-              ((aux->requires_grad || aux->grad_fn) && is_grad_enabled())))
-    throw Error(ErrorKind::Unsupported,
-                std::string(op) + ": the tensor " + describe_shape(x) +
-                    " requires grad, carries a tangent or is traced; communication is not "
-                    "recorded by autodiff: expected detach(x)");
+  const char* state = !aux                     ? nullptr
+                      : aux->trace             ? "is traced"
+                      : aux->tangent.defined() ? "carries a forward-mode tangent"
+                      : (aux->requires_grad || aux->grad_fn) && is_grad_enabled() ? "requires grad"
+                                                                                  : nullptr;
+  if (state)
+    throw Error(ErrorKind::Unsupported, std::string(op) + ": the tensor " + describe_shape(x) +
+                                            " " + state +
+                                            "; communication is not recorded by autodiff: "
+                                            "expected detach(x)");
   if (!x.has_storage())
     throw Error(ErrorKind::InvalidArgument, std::string(op) + ": the tensor has no storage");
 }
@@ -329,6 +333,12 @@ Tensor Comm::reduce_scatter(const Tensor& x, ReduceOp op) const {
       counts[static_cast<std::size_t>(r)] = detail::int_count((last - first) * row, name);
       if (r == rank_) my_rows = last - first;
     }
+    // Open MPI adds the counts up in an int too.
+    if (x.numel() > INT_MAX)
+      throw Error(ErrorKind::Unsupported,
+                  std::string(name) + ": the tensor has " + std::to_string(x.numel()) +
+                      " elements, more than MPI's int count (" + std::to_string(INT_MAX) +
+                      ") in all; expected reduce_scatter of smaller pieces");
     src = x.contiguous();
   });
   Dims shape = x.shape();

@@ -35,6 +35,10 @@ ThreadLevel from_mpi_level(int level) {
 
 ThreadLevel start_mpi(int* argc, char*** argv, ThreadLevel required, bool& owns) {
   const int wanted = mpi_level(required);
+  if (wanted < MPI_THREAD_FUNNELED)
+    throw Error(ErrorKind::InvalidArgument,
+                "dist::Environment: required thread level is single; expected funneled or more "
+                "(tenferro calls MPI from the calling thread while its workers compute)");
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -50,8 +54,7 @@ ThreadLevel start_mpi(int* argc, char*** argv, ThreadLevel required, bool& owns)
                       "MPI_Init_thread");
     owns = true;
   }
-  const int needed = std::max(wanted, static_cast<int>(MPI_THREAD_FUNNELED));
-  if (provided < needed) {
+  if (provided < wanted) {
     if (owns) {
       MPI_Finalize();
       owns = false;
@@ -59,8 +62,7 @@ ThreadLevel start_mpi(int* argc, char*** argv, ThreadLevel required, bool& owns)
     throw Error(ErrorKind::Unsupported,
                 "dist::Environment: MPI provides thread level " +
                     std::string(to_string(from_mpi_level(provided))) + "; expected at least " +
-                    std::string(to_string(from_mpi_level(needed))) +
-                    " (tenferro calls MPI from the calling thread while its workers compute)");
+                    std::string(to_string(required)) + ", the level this Environment requires");
   }
   return from_mpi_level(provided);
 }
@@ -118,6 +120,11 @@ Comm::Comm(MPI_Comm comm, CommOptions options) : options_(options) {
     throw Error(ErrorKind::Unsupported,
                 "dist::Comm: MPI was initialised with MPI_THREAD_SINGLE; expected at least "
                 "MPI_THREAD_FUNNELED (tenferro's workers run while the calling thread is in MPI)");
+  if (!detail::on_mpi_thread())
+    throw Error(ErrorKind::RuntimeState,
+                "dist::Comm: constructed on a thread other than the one that initialised MPI, "
+                "which provides only MPI_THREAD_FUNNELED; expected that thread, or "
+                "ThreadLevel::serialized");
   detail::check_mpi(MPI_Comm_dup(comm, &comm_), "dist::Comm", "MPI_Comm_dup");
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);
@@ -145,9 +152,11 @@ Comm::~Comm() { release(); }
 
 void Comm::release() noexcept {
   if (comm_ == MPI_COMM_NULL) return;
+  // After MPI_Finalize, or on a thread that may not call MPI, the handle is left to
+  // MPI_Finalize, which frees every communicator.
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Comm_free(&comm_);
+  if (!finalized && detail::on_mpi_thread()) MPI_Comm_free(&comm_);
   comm_ = MPI_COMM_NULL;
 }
 

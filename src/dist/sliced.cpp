@@ -3,12 +3,15 @@
 // agreement] (agree.hpp) before anything moves, one allreduce to sum the ranks' parts.
 #include "einsum/sliced.hpp"
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "dist/collectives.hpp"
+#include "einsum/program.hpp"
+#include "tenferro/ops/elementwise.hpp"
 
 namespace tenferro::dist {
 namespace {
@@ -33,14 +36,20 @@ std::string describe_dtypes(std::span<const Tensor> operands) {
   return s + "]";
 }
 
+// Doubles as %.17g (round-trip): two limits that differ must print differently.
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 std::string describe_options(const SliceOptions& o, bool loss) {
-  std::string s = "memory_limit=" + std::to_string(o.memory_limit) +
+  std::string s = "memory_limit=" + exact(o.memory_limit) +
                   ", min_slices=" + std::to_string(o.min_slices) +
                   ", slice_output=" + (o.slice_output ? "true" : "false") +
-                  ", einsum.strategy=" + std::to_string(static_cast<int>(o.einsum.strategy)) +
+                  ", einsum.strategy=" + tenferro::detail::strategy_name(o.einsum.strategy) +
                   ", einsum.optimal_limit=" + std::to_string(o.einsum.optimal_limit) +
-                  ", einsum.memory_limit=" + std::to_string(o.einsum.memory_limit) +
-                  ", einsum.path=[";
+                  ", einsum.memory_limit=" + exact(o.einsum.memory_limit) + ", einsum.path=[";
   for (std::size_t k = 0; k < o.einsum.path.size(); ++k)
     s += (k ? ", (" : "(") + std::to_string(o.einsum.path[k].first) + ", " +
          std::to_string(o.einsum.path[k].second) + ")";
@@ -122,8 +131,19 @@ ValueAndGrad sliced_value_and_grad(const Comm& comm, std::string_view spec,
   const Tensor c = contract_and_sum(comm, op, sc, inputs);
   Tensor value, cotangent;
   detail::run_agreed(comm, op, {}, [&] {
-    std::tie(value, cotangent) = tenferro::detail::loss_and_cotangent(loss, c);
+    std::tie(value, cotangent) = tenferro::detail::loss_and_cotangent(op, loss, c);
   });
+  // Every rank evaluated the loss on the same output: a loss that depends on the rank would give
+  // each rank its own value and wrong gradients.
+  const Tensor bits = value.contiguous();
+  const Claim same_loss[] = {
+      {ErrorKind::InvalidArgument, "the loss value",
+       Hasher()
+           .add(std::string_view(static_cast<const char*>(bits.data_ptr()),
+                                 static_cast<std::size_t>(bits.numel()) * dtype_size(bits.dtype())))
+           .value(),
+       [&] { return "loss " + exact(cast(value, DType::f64).item<double>()); }}};
+  detail::agree(comm, op, same_loss, std::nullopt);
   const auto [first, last] = owned_slices(sc.plan(), comm.rank(), comm.size());
   std::vector<Tensor> grads;
   detail::run_agreed(comm, op, {}, [&] { grads = sc.pullback(inputs, cotangent, first, last); });

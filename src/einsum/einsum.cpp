@@ -115,6 +115,14 @@ EinsumPlan prepare(const einsum::Subscripts& s, const std::vector<Dims>& shapes,
   return EinsumPlanAccess::make(build(s, shapes, all, options));
 }
 
+}  // namespace
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
 const char* strategy_name(EinsumStrategy s) {
   switch (s) {
     case EinsumStrategy::automatic:
@@ -129,14 +137,6 @@ const char* strategy_name(EinsumStrategy s) {
       return "given";
   }
   return "?";
-}
-
-}  // namespace
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
 }
 
 }  // namespace detail

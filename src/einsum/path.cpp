@@ -293,7 +293,15 @@ RawPath find_path(const PathProblem& p, const EinsumOptions& o) {
   if (!o.path.empty()) {
     check_given_path(o.path, n);
     RawPath given = evaluate_pairs(p, o.path);
-    if (!within_limit(given, o)) memory_error(o);
+    for (std::size_t k = 0; k + 1 < given.steps.size(); ++k)
+      if (over_limit(given.steps[k].size, false, o))
+        throw Error(ErrorKind::InvalidArgument,
+                    "einsum: EinsumOptions::path pair " + std::to_string(k) + " (" +
+                        std::to_string(o.path[k].first) + ", " + std::to_string(o.path[k].second) +
+                        ") makes an intermediate of " +
+                        std::to_string(static_cast<std::int64_t>(given.steps[k].size)) +
+                        " elements, over memory_limit = " + std::to_string(o.memory_limit) +
+                        "; expected a path within the limit, or a larger limit");
     given.strategy = EinsumStrategy::given;
     return given;
   }

@@ -54,6 +54,8 @@ struct EinsumProgram {
 
 /// A count or cost as the printed paths and plans show it ("%.4g").
 std::string number(double v);
+/// "automatic", "optimal", "greedy", "sequential", "given" ("?" outside the enumerators).
+const char* strategy_name(EinsumStrategy s);
 
 /// Builds the program for a bound network (Note [Einsum lowering]).
 EinsumProgram lower_einsum(const einsum::Network& net, std::span<const einsum::Shape> shapes,

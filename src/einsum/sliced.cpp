@@ -32,12 +32,16 @@ std::vector<Tensor> sliced_inputs(std::span<const Tensor> operands, const char* 
                   which +
                       " carries a forward-mode tangent; sliced contractions are not "
                       "differentiated in forward mode (use einsum under jvp)");
-    if (!differentiating && aux && (aux->requires_grad || aux->grad_fn) && is_grad_enabled())
-      throw Error(ErrorKind::Unsupported,
-                  which +
-                      " requires grad, but the sliced result is not recorded by autodiff; "
-                      "expected sliced_value_and_grad for gradients, or detach() / a "
-                      "NoGradGuard for the value alone");
+    // Nothing sliced is recorded: with grad mode on, an operand that requires grad would get a
+    // silent zero gradient from an outer differentiation (grad of a function that calls this).
+    if (aux && (aux->requires_grad || aux->grad_fn) && is_grad_enabled())
+      throw Error(
+          ErrorKind::Unsupported,
+          which + " requires grad, but the sliced result is not recorded by autodiff " +
+              (differentiating ? "(an outer grad would see no dependence); expected detach() or a "
+                                 "NoGradGuard: the gradients are the returned grads"
+                               : "; expected sliced_value_and_grad for gradients, or detach() / a "
+                                 "NoGradGuard for the value alone"));
     if (!is_floating(t.dtype()))
       throw Error(ErrorKind::DTypeMismatch,
                   which + " has dtype " + std::string(dtype_name(t.dtype())) +
@@ -113,11 +117,16 @@ std::vector<Tensor> SlicedContraction::pullback(std::span<const Tensor> operands
   return grads;
 }
 
-std::pair<Tensor, Tensor> loss_and_cotangent(const ScalarFn& loss, const Tensor& c) {
+std::pair<Tensor, Tensor> loss_and_cotangent(const char* op, const ScalarFn& loss,
+                                             const Tensor& c) {
   const Tensor in[] = {c};
-  ValueAndGrad vg = loss ? value_and_grad(loss, in)
-                         : value_and_grad([](std::span<const Tensor> x) { return x[0]; }, in);
-  return {std::move(vg.value), std::move(vg.grads[0])};
+  try {
+    ValueAndGrad vg = loss ? value_and_grad(loss, in)
+                           : value_and_grad([](std::span<const Tensor> x) { return x[0]; }, in);
+    return {std::move(vg.value), std::move(vg.grads[0])};
+  } catch (const Error& e) {
+    throw Error(e.kind(), std::string(op) + ": loss: " + e.message());
+  }
 }
 
 SlicedContraction SlicedContraction::prepare(const char* op, std::string_view spec,
@@ -145,7 +154,7 @@ ValueAndGrad sliced_value_and_grad(std::string_view spec, std::span<const Tensor
   const auto sc =
       detail::SlicedContraction::prepare("sliced_value_and_grad", spec, in, options, true);
   const Tensor c = sc.contract(in, 0, sc.plan().slices);
-  auto [value, cotangent] = detail::loss_and_cotangent(loss, c);
+  auto [value, cotangent] = detail::loss_and_cotangent("sliced_value_and_grad", loss, c);
   return ValueAndGrad{std::move(value), sc.pullback(in, cotangent, 0, sc.plan().slices)};
 }
 

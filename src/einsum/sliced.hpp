@@ -24,9 +24,10 @@
 
 namespace tenferro::detail {
 
-/// The operands as the sliced ops compute on them: defined, floating, not traced and without
-/// tangents (Unsupported), not recorded (requires grad with grad mode on is Unsupported unless
-/// `differentiating`: sliced_value_and_grad computes its own gradients); returned detached.
+/// The operands as the sliced ops compute on them: defined, floating, not traced, without
+/// tangents, and not requiring grad while grad mode is on (Unsupported: nothing sliced is
+/// recorded, so an outer differentiation would silently see zero); returned detached.
+/// `differentiating` (sliced_value_and_grad) only changes the advice in the message.
 std::vector<Tensor> sliced_inputs(std::span<const Tensor> operands, const char* op,
                                   bool differentiating);
 
@@ -66,7 +67,7 @@ class SlicedContraction {
 };
 
 /// loss(c) and its cotangent grad(loss)(c) (an empty loss: c itself, which must then be a real
-/// one-element tensor). Errors as grad.
-std::pair<Tensor, Tensor> loss_and_cotangent(const ScalarFn& loss, const Tensor& c);
+/// one-element tensor). Errors as grad's, their messages prefixed with "<op>: loss: ".
+std::pair<Tensor, Tensor> loss_and_cotangent(const char* op, const ScalarFn& loss, const Tensor& c);
 
 }  // namespace tenferro::detail

@@ -1,17 +1,19 @@
 // slice_plan and SlicePlan (tenferro/slicing.hpp): which labels to cut, and what it costs.
 //
 // Note [Slice search]: the path is found once, for the unsliced contraction, and every slice uses
-// it (its pairs do not depend on sizes). Cutting label l into k pieces divides the size of every
-// step result that carries l by k, so a plan is a chunk count per label, costed by re-running
-// the path's cost model (evaluate_pairs) on the sliced sizes. The search is greedy:
-//  1. While some step result exceeds the limit, take the cut (label l, from k to the next or a
+// it (its pairs do not depend on sizes). A slice allocates the results of the path's pairwise
+// steps and, for an operand summed over labels only it carries, that reduction (the lowering's
+// single-operand sums; its views cost nothing). Cutting label l into k pieces divides the size of
+// every such result that carries l by k, so a plan is a chunk count per label, costed by
+// re-running the path's cost model (evaluate_pairs) on the sliced sizes. The search is greedy:
+//  1. While some result exceeds the limit, take the cut (label l, from k to the next or a
 //     larger divisor k' of its size) with the most *excess removed per factor of slices*:
 //     sum over too-large results R carrying l of min(log(|R| / limit), log(k'/k)), divided by
 //     log(k'/k). A label shared by several too-large results is worth more; a cut beyond what a
 //     result needs earns nothing. Ties: fewer total flops, then the smaller factor, then the
 //     label that comes first in the spec.
 //  2. Undo what the limit no longer needs: each sliced label in turn gets the smallest chunk
-//     count that keeps every step result within the limit.
+//     count that keeps every result within the limit.
 //  3. While there are fewer than min_slices slices, cut a label to its next divisor where the
 //     total flops grow least.
 // Only letter labels are cut (never '...' dimensions), output labels only with slice_output.
@@ -64,19 +66,30 @@ std::vector<std::int64_t> divisors(std::int64_t n) {
 // The search state of Note [Slice search].
 class Search {
  public:
+  /// `summed[k]`: operand k is summed over labels only it carries before the path starts, which
+  /// allocates its reduced form once per slice.
   Search(const einsum::Network& net, const einsum::PathProblem& problem,
-         std::vector<std::pair<int, int>> pairs, std::vector<Label> candidates)
+         std::vector<std::pair<int, int>> pairs, std::vector<Label> candidates,
+         std::vector<bool> summed)
       : net_(net),
         problem_(problem),
         pairs_(std::move(pairs)),
         candidates_(std::move(candidates)),
+        summed_(std::move(summed)),
         chunks_(net.size.size(), 1) {}
 
+  /// A tensor one slice allocates: an operand's reduction or a pairwise step's result.
+  struct Result {
+    einsum::LabelList labels;
+    double size = 0;
+    int operand = -1;  // the reduced operand, or -1
+    int step = -1;     // the path step, or -1
+  };
   struct Cost {
-    double peak = 0;   // largest step result of one slice
-    double flops = 0;  // all slices together
+    double peak = 0;   // largest result of one slice
+    double flops = 0;  // all slices together (pairwise steps)
     double slices = 1;
-    einsum::RawPath raw;
+    std::vector<Result> results;
   };
 
   Cost cost(std::span<const std::int64_t> chunks) const {
@@ -86,9 +99,18 @@ class Search {
       p.size[l] = problem_.size[l] / chunks[l];
       c.slices *= static_cast<double>(chunks[l]);
     }
-    c.raw = einsum::evaluate_pairs(p, pairs_);
-    for (const einsum::RawStep& s : c.raw.steps) c.peak = std::max(c.peak, s.size);
-    c.flops = c.raw.flops * c.slices;
+    for (std::size_t k = 0; k < p.operands.size(); ++k) {
+      if (!summed_[k]) continue;
+      double size = 1;
+      for (Label l : p.operands[k])
+        size *= static_cast<double>(p.size[static_cast<std::size_t>(l)]);
+      c.results.push_back({p.operands[k], size, static_cast<int>(k), -1});
+    }
+    const einsum::RawPath raw = einsum::evaluate_pairs(p, pairs_);
+    for (std::size_t k = 0; k < raw.steps.size(); ++k)
+      c.results.push_back({raw.steps[k].result, raw.steps[k].size, -1, static_cast<int>(k)});
+    for (const Result& r : c.results) c.peak = std::max(c.peak, r.size);
+    c.flops = raw.flops * c.slices;
     return c;
   }
   Cost cost() const { return cost(chunks_); }
@@ -107,9 +129,9 @@ class Search {
         if (k2 <= k) continue;
         const double delta = std::log(static_cast<double>(k2) / static_cast<double>(k));
         double removed = 0;
-        for (const einsum::RawStep& s : now.raw.steps)
-          if (s.size > limit && std::find(s.result.begin(), s.result.end(), l) != s.result.end())
-            removed += std::min(std::log(s.size / limit), delta);
+        for (const Result& r : now.results)
+          if (r.size > limit && std::find(r.labels.begin(), r.labels.end(), l) != r.labels.end())
+            removed += std::min(std::log(r.size / limit), delta);
         if (removed <= 0) break;  // l is in no too-large result: no divisor helps
         const double efficiency = removed / delta;
         std::vector<std::int64_t> trial = chunks_;
@@ -178,6 +200,7 @@ class Search {
   const einsum::PathProblem& problem_;
   std::vector<std::pair<int, int>> pairs_;
   std::vector<Label> candidates_;  // in order of first appearance in the spec
+  std::vector<bool> summed_;
   std::vector<std::int64_t> chunks_;
 };
 
@@ -205,19 +228,39 @@ std::vector<Label> letters_in_spec_order(const einsum::Subscripts& subs) {
 [[noreturn]] void limit_error(const Search& search, const einsum::Network& net, double limit,
                               bool slice_output) {
   const Search::Cost c = search.cost();
-  std::size_t worst = 0;
-  for (std::size_t k = 0; k < c.raw.steps.size(); ++k)
-    if (c.raw.steps[k].size > c.raw.steps[worst].size) worst = k;
-  const einsum::RawStep& s = c.raw.steps[worst];
+  const Search::Result* worst = &c.results.front();
+  for (const Search::Result& r : c.results)
+    if (r.size > worst->size) worst = &r;
+  const std::string what = worst->step >= 0
+                               ? "step " + std::to_string(worst->step) + "'s result"
+                               : "operand " + std::to_string(worst->operand) + "'s reduction";
   throw Error(ErrorKind::InvalidArgument,
-              "slice_plan: no slicing brings every step result within memory_limit = " +
-                  number(limit) + " elements: step " + std::to_string(worst) + "'s result (" +
-                  einsum::format_term(net, s.result) + ") keeps " + number(s.size) +
+              "slice_plan: no slicing brings every result within memory_limit = " + number(limit) +
+                  " elements: " + what + " (" + einsum::format_term(net, worst->labels) +
+                  ") keeps " + number(worst->size) +
                   " elements with every label it can cut cut into single elements (" +
                   (slice_output ? "'...' dimensions are never cut"
                                 : "output labels are not cut: slice_output is false; '...' "
                                   "dimensions are never cut") +
                   "); expected a larger limit");
+}
+
+// Whether each operand is summed over labels only it carries (Note [Einsum lowering], step 3),
+// which allocates its reduced form: it keeps fewer distinct labels than its axes name, not
+// counting a diagonal's repeats or '...' dimensions of size 1 that broadcast (views).
+std::vector<bool> summed_operands(const einsum::Network& net, const einsum::PathProblem& problem,
+                                  const std::vector<Dims>& shapes) {
+  std::vector<bool> summed;
+  for (std::size_t k = 0; k < net.operands.size(); ++k) {
+    einsum::LabelList kept;
+    for (std::size_t a = 0; a < net.operands[k].size(); ++a) {
+      const Label l = net.operands[k][a];
+      const bool broadcast = shapes[k][a] == 1 && net.size[static_cast<std::size_t>(l)] != 1;
+      if (!broadcast && !in_list(kept, l)) kept.push_back(l);
+    }
+    summed.push_back(kept.size() > problem.operands[k].size());
+  }
+  return summed;
 }
 
 }  // namespace
@@ -241,7 +284,9 @@ SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
         (options.slice_output || !in_list(net.output, l)))
       candidates.push_back(l);
 
-  Search search(net, unsliced.problem, pairs, candidates);
+  Search search(net, unsliced.problem, pairs, candidates,
+                summed_operands(net, unsliced.problem, shapes));
+  const double unsliced_peak = search.cost().peak;
   const double limit = options.memory_limit > 0 && std::isfinite(options.memory_limit)
                            ? options.memory_limit
                            : std::numeric_limits<double>::infinity();
@@ -290,13 +335,14 @@ SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
   EinsumOptions given = options.einsum;
   given.path = pairs;
   plan.path = einsum_path(spec, plan.slice_shapes, given);
+  plan.path.strategy = EinsumStrategy::given;  // also for one operand, which has no pairs
   plan.pairs = std::move(pairs);
   plan.memory_limit = options.memory_limit;
   plan.peak = final_cost.peak;
   plan.flops_per_slice = plan.path.flops;
   plan.total_flops = final_cost.flops;
   plan.unsliced_flops = unsliced.path.flops;
-  plan.unsliced_peak = unsliced.path.largest_intermediate;
+  plan.unsliced_peak = unsliced_peak;
   return plan;
 }
 

@@ -42,6 +42,12 @@ TEST(Environment, ANestedEnvironmentNeitherStartsNorStopsMpi) {
   EXPECT_EQ(dist::to_string(dist::ThreadLevel::serialized), "serialized");
 }
 
+TEST(Environment, ThreadLevelSingleIsRefusedBeforeMpiIsTouched) {
+  expect_error(ErrorKind::InvalidArgument, [] { dist::Environment e(dist::ThreadLevel::single); },
+               {"funneled"});
+  EXPECT_TRUE(dist::Environment::active());
+}
+
 TEST(Comm, RankSizeAndDuplicate) {
   int r = -1, s = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -221,6 +227,18 @@ TEST(Threads, AnotherThreadUnderFunneledIsRefused) {
   t.join();
   ASSERT_TRUE(kind.has_value());
   EXPECT_EQ(*kind, ErrorKind::RuntimeState);
+  // Making (and so also freeing) a communicator there is refused as well.
+  std::optional<ErrorKind> made;
+  std::thread u([&] {
+    try {
+      dist::Comm c;
+    } catch (const Error& e) {
+      made = e.kind();
+    }
+  });
+  u.join();
+  ASSERT_TRUE(made.has_value());
+  EXPECT_EQ(*made, ErrorKind::RuntimeState);
 }
 
 }  // namespace

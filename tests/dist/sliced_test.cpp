@@ -180,6 +180,18 @@ TEST(DistSliced, MismatchedInputsFailTogether) {
             opt);
       },
       {"loss: refused on this rank", "[raised on rank 1 of"}, "loss throws on one rank");
+  // A loss that computes something else on each rank.
+  expect_same_error_everywhere(
+      ErrorKind::InvalidArgument,
+      [&] {
+        dist::sliced_value_and_grad(
+            world(), n.spec, ops,
+            [](std::span<const Tensor> c) {
+              return mul(testing::squared_norm(c), double(world().rank() + 1));
+            },
+            opt);
+      },
+      {"disagree on the loss value", "rank 1 has loss"}, "loss differs by rank");
   // Everything still works afterwards.
   EXPECT_LT(testing::rel_diff(dist::sliced_einsum(world(), n.spec, ops, opt), einsum(n.spec, ops)),
             1e-11);

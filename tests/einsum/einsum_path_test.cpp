@@ -270,7 +270,7 @@ TEST(EinsumExplicitPath, InvalidPathsNameThePair) {
       [&] {
         einsum_path("ab,bc,cd->ad", shapes, {.memory_limit = 7, .path = P{{0, 1}, {2, 3}}});
       },
-      {"memory_limit"});
+      {"pair 0 (0, 1) makes an intermediate of 8 elements", "memory_limit"});
   EXPECT_NO_THROW(
       einsum_path("ab,bc,cd->ad", shapes, {.memory_limit = 8, .path = P{{0, 1}, {2, 3}}}));
 }

@@ -148,6 +148,24 @@ TEST(SlicePlan, OffsetsAndViewsFollowTheMixedRadix) {
   expect_error(ErrorKind::ShapeMismatch, [&] { p.output_block(zeros({4, 6}), 0); });
 }
 
+TEST(SlicePlan, SingleOperandSumsCountTowardsTheLimit) {
+  // Operand 0 is summed over a and b (only it carries them) before the path: a [c, d] tensor.
+  const SlicePlan p = slice_plan("abcd,cd->", {{2, 2, 64, 64}, {64, 64}}, {.memory_limit = 512});
+  EXPECT_EQ(p.unsliced_peak, 64 * 64);
+  EXPECT_LE(p.peak, 512);
+  EXPECT_GE(p.slices, 8);
+  const Tensor x = randn({2, 2, 64, 64}, 1), y = randn({64, 64}, 2);
+  EXPECT_LT(rel_diff(sliced_einsum("abcd,cd->", {x, y}, {.memory_limit = 512}),
+                     einsum("abcd,cd->", x, y)),
+            1e-12);
+  // One operand: its sum is the slice's result; a permutation is a view and costs nothing.
+  const SlicePlan one = slice_plan("ijk->k", {{64, 64, 4}}, {.memory_limit = 100});
+  EXPECT_EQ(one.unsliced_peak, 4);
+  EXPECT_EQ(one.slices, 1);
+  EXPECT_EQ(slice_plan("ij->ji", {{64, 64}}, {.memory_limit = 10}).peak, 0);
+  EXPECT_EQ(slice_plan("ij->ji", {{64, 64}}).path.strategy, EinsumStrategy::given);
+}
+
 TEST(SlicePlan, OptionsAreChecked) {
   const std::vector<Dims> shapes{{4, 4}, {4, 4}};
   expect_error(ErrorKind::InvalidArgument,
@@ -296,9 +314,19 @@ TEST(SlicedValueAndGrad, OutputSlicesMixedDtypesAndTheIdentityLoss) {
   EXPECT_LT(rel_diff(id.value, einsum("a,a->", u, v)), 1e-12);
   EXPECT_LT(rel_diff(id.grads[0], v), 1e-14);
   EXPECT_LT(rel_diff(id.grads[1], u), 1e-14);
-  expect_error(ErrorKind::InvalidArgument, [&] {
-    sliced_value_and_grad("a,b->ab", {u, v}, {}, {});
-  });
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 sliced_value_and_grad("a,b->ab", {u, v}, {}, {});
+               },
+               {"sliced_value_and_grad: loss: "});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 sliced_value_and_grad(
+                     "a,a->", {u, v},
+                     [](std::span<const Tensor> c) { return c[0].reshape({1}).broadcast_to({2}); },
+                     {});
+               },
+               {"sliced_value_and_grad: loss: "});
 }
 
 TEST(SlicedEinsum, RefusesWhatItCannotComputeOrRecord) {
@@ -314,8 +342,25 @@ TEST(SlicedEinsum, RefusesWhatItCannotComputeOrRecord) {
     NoGradGuard off;  // nothing would be recorded anyway
     EXPECT_LT(rel_diff(sliced_einsum("ab,bc->ac", {w, b}), einsum("ab,bc->ac", w, b)), 1e-12);
   }
-  // sliced_value_and_grad takes it (and leaves its grad alone).
-  EXPECT_NO_THROW(sliced_value_and_grad("ab,ab->", {w, b}, {}, {}));
+  // sliced_value_and_grad too: inside an outer grad its value would silently have no
+  // derivative. Under NoGradGuard it runs and leaves w's grad alone.
+  expect_error(ErrorKind::Unsupported,
+               [&] {
+                 sliced_value_and_grad("ab,ab->", {w, b}, {}, {});
+               },
+               {"sliced_value_and_grad: operand 0 requires grad", "outer grad"});
+  expect_error(ErrorKind::Unsupported, [&] {
+    grad(
+        [&](std::span<const Tensor> x) {
+          return sliced_value_and_grad("ab,ab->", {x[0], b}, {}, {.min_slices = 2}).value;
+        },
+        {a});
+  });
+  {
+    NoGradGuard off;
+    const ValueAndGrad g = sliced_value_and_grad("ab,ab->", {w, b}, {}, {});
+    EXPECT_LT(rel_diff(g.grads[0], b), 1e-14);
+  }
   EXPECT_FALSE(w.grad().defined());
   expect_error(ErrorKind::DTypeMismatch,
                [&] {
