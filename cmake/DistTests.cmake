@@ -6,8 +6,8 @@ endif()
 # tests/dist: one GoogleTest program with its own main (MPI's Environment), run by CTest under
 # mpiexec with 1, 2 and 3 ranks (label dist). As root OpenMPI needs --allow-run-as-root; on 2
 # cores 3 ranks need --oversubscribe. The single-copy mechanism (CMA) is off: containers often
-# forbid the ptrace it needs. LSan: OpenMPI's own allocations at exit are suppressed
-# (tests/dist/lsan.supp), nothing else.
+# forbid the ptrace it needs. LSan (asan preset): tests/dist/main.cpp skips MPI_Init's
+# allocations and checks before MPI_Finalize; tests/dist/lsan.supp names Open MPI's libraries only.
 file(GLOB TENFERRO_DIST_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/dist/*.cpp)
 add_executable(tests_dist ${TENFERRO_DIST_TESTS})
 target_link_libraries(tests_dist PRIVATE tenferro_dist GTest::gtest)

@@ -44,7 +44,8 @@ find_program(consumer NAMES tenferro_consumer PATHS ${build} ${build}/${CONFIG} 
 run(${consumer})
 
 # The dist consumer exists when the installed package has tenferro::dist; one rank, no mpiexec.
-# LSan: OpenMPI's allocations at exit are not ours (tests/dist/lsan.supp).
+# LSan: as in tests/dist (dist_main.cpp checks before MPI_Finalize; lsan.supp names Open MPI's
+# libraries only).
 find_program(consumer_dist NAMES tenferro_consumer_dist PATHS ${build} ${build}/${CONFIG}
              NO_DEFAULT_PATH)
 if(consumer_dist)
