@@ -9,9 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor_aux.hpp"
 #include "einsum/sliced.hpp"
-#include "tenferro/autodiff.hpp"
 
 namespace tenferro::dist {
 namespace detail {
@@ -147,12 +145,12 @@ MPI_Op mpi_op(ReduceOp op, DType d, const char* name) {
 void check_communicable(const Tensor& x, const char* op) {
   if (!x.defined())
     throw Error(ErrorKind::InvalidArgument, std::string(op) + ": the tensor is undefined");
-  const tenferro::detail::TensorAux* aux = x.aux().get();
-  const char* state = !aux                     ? nullptr
-                      : aux->trace             ? "is traced"
-                      : aux->tangent.defined() ? "carries a forward-mode tangent"
-                      : (aux->requires_grad || aux->grad_fn) && is_grad_enabled() ? "requires grad"
-                                                                                  : nullptr;
+  using tenferro::detail::Unrecorded;
+  const Unrecorded recorded = tenferro::detail::unrecorded_state(x);
+  const char* state = recorded == Unrecorded::traced          ? "is traced"
+                      : recorded == Unrecorded::tangent       ? "carries a forward-mode tangent"
+                      : recorded == Unrecorded::requires_grad ? "requires grad"
+                                                              : nullptr;
   if (state)
     throw Error(ErrorKind::Unsupported, std::string(op) + ": the tensor " + describe_shape(x) +
                                             " " + state +

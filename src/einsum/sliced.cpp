@@ -13,6 +13,15 @@
 namespace tenferro {
 namespace detail {
 
+Unrecorded unrecorded_state(const Tensor& t) {
+  const TensorAux* aux = t.aux().get();
+  if (!aux) return Unrecorded::none;
+  if (aux->trace) return Unrecorded::traced;
+  if (aux->tangent.defined()) return Unrecorded::tangent;
+  if ((aux->requires_grad || aux->grad_fn) && is_grad_enabled()) return Unrecorded::requires_grad;
+  return Unrecorded::none;
+}
+
 std::vector<Tensor> sliced_inputs(std::span<const Tensor> operands, const char* op,
                                   bool differentiating) {
   std::vector<Tensor> out;
@@ -21,20 +30,20 @@ std::vector<Tensor> sliced_inputs(std::span<const Tensor> operands, const char* 
     const Tensor& t = operands[k];
     const std::string which = std::string(op) + ": operand " + std::to_string(k);
     if (!t.defined()) throw Error(ErrorKind::InvalidArgument, which + " is an undefined tensor");
-    const TensorAux* aux = t.aux().get();
-    if (aux && aux->trace)
+    const Unrecorded state = unrecorded_state(t);
+    if (state == Unrecorded::traced)
       throw Error(ErrorKind::Unsupported,
                   which +
                       " is traced; sliced contractions run on concrete tensors (trace einsum "
                       "or a prepared EinsumPlan instead)");
-    if (aux && aux->tangent.defined())
+    if (state == Unrecorded::tangent)
       throw Error(ErrorKind::Unsupported,
                   which +
                       " carries a forward-mode tangent; sliced contractions are not "
                       "differentiated in forward mode (use einsum under jvp)");
     // Nothing sliced is recorded: with grad mode on, an operand that requires grad would get a
     // silent zero gradient from an outer differentiation (grad of a function that calls this).
-    if (aux && (aux->requires_grad || aux->grad_fn) && is_grad_enabled())
+    if (state == Unrecorded::requires_grad)
       throw Error(
           ErrorKind::Unsupported,
           which + " requires grad, but the sliced result is not recorded by autodiff " +

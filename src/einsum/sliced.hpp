@@ -24,6 +24,12 @@
 
 namespace tenferro::detail {
 
+/// What an op outside the catalog (sliced contractions, tenferro::dist's collectives) would
+/// have to record for `t` and cannot: a trace, a forward-mode tangent, or -- with grad mode on --
+/// a tape (requires grad, or produced by a recorded op). The one rule those ops refuse by.
+enum class Unrecorded { none, traced, tangent, requires_grad };
+Unrecorded unrecorded_state(const Tensor& t);
+
 /// The operands as the sliced ops compute on them: defined, floating, not traced, without
 /// tangents, and not requiring grad while grad mode is on (Unsupported: nothing sliced is
 /// recorded, so an outer differentiation would silently see zero); returned detached.
