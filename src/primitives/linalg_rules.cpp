@@ -21,10 +21,20 @@ double tiny_of(DType d) {
 }
 }  // namespace
 
+// Note [Masked diagonal]: the diagonal of F is 0 by definition, not through d = x_i - x_i = 0.
+// Computed as d / (d^2 + c) it would have the value 0 but the derivative 1 / c = 1 / (eps
+// scale^2) in d; reverse mode then sends two huge opposite cotangents (from x_j and x_i) into the
+// same x_i, which cancel only up to rounding and swallow the O(1) terms: grad(grad(f)) through
+// svd/eigh vectors came out O(1) wrong (forward mode's tangent dx_i - dx_i is exactly 0, so hvp
+// was right). where() gives the diagonal no dependence on x at all.
 Tensor inverse_gaps(const Tensor& x, double eps) {
   const Tensor d = unsqueeze(x, -2) - unsqueeze(x, -1);  // d[i, j] = x[j] - x[i]
   const Tensor scale2 = unsqueeze(square(max(abs(x), {-1}, true)), -1);
-  return d / (square(d) + scale2 * eps + tiny_of(x.dtype()));
+  const std::int64_t n = x.shape().back();
+  const Tensor off = logical_not(identity_like(n, DType::boolean, {}));
+  const Tensor zero = scalar_tensor(0.0, x.dtype()), one = scalar_tensor(1.0, x.dtype());
+  const Tensor denominator = where(off, square(d) + scale2 * eps + tiny_of(x.dtype()), one);
+  return where(off, d / denominator, zero);
 }
 
 Tensor inverse_sums(const Tensor& x, double eps) {
