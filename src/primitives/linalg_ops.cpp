@@ -124,11 +124,14 @@ SvdResult svd(const Tensor& a, bool full_matrices) {
   return svd(a, SvdOptions{full_matrices, kDefaultDegeneracyEps});
 }
 
-// Values-only LAPACK calls are cheaper, but the reverse rule needs the vectors: a tensor the tape
-// records computes them once in the forward pass (as PyTorch does) instead of twice.
+// Note [Values-only primal]: svdvals and eigvalsh always run the values-only driver, also when
+// the tape records them, so a call returns the same bits whether or not it is differentiated (the
+// full decomposition's values differ from the values-only driver's in the last bits). The reverse
+// rule computes the vectors it needs in the backward pass (SvdPrim/EighPrim::vjp): under autodiff
+// that is one values-only decomposition more than PyTorch's (which takes the values of the full
+// one), the price of bitwise-identical values.
 Tensor svdvals(const Tensor& a) {
   detail::require_defined("svdvals", {a});
-  if (a.requires_grad()) return svd(a).S;
   return bind1(detail::SvdPrim(false, false,
                                detail::resolve_eps("svdvals", a.dtype(), kDefaultDegeneracyEps)),
                {a});
@@ -163,8 +166,7 @@ EighResult eigh(const Tensor& a, Uplo uplo) {
   return eigh(a, EighOptions{uplo, kDefaultDegeneracyEps});
 }
 Tensor eigvalsh(const Tensor& a, Uplo uplo) {
-  detail::require_defined("eigvalsh", {a});
-  if (a.requires_grad()) return eigh(a, uplo).eigenvalues;
+  detail::require_defined("eigvalsh", {a});  // Note [Values-only primal]
   return bind1(detail::EighPrim(uplo == Uplo::lower, false,
                                 detail::resolve_eps("eigvalsh", a.dtype(), kDefaultDegeneracyEps)),
                {a});

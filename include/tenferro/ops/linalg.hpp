@@ -53,10 +53,11 @@ SvdResult svd(const Tensor& a, bool full_matrices);
 Tensor svdvals(const Tensor& a);
 /// The thin svd keeping the r largest singular values, where r is the number of values with
 /// S > cutoff * S[0] (per matrix; the largest such count over the batch), at most max_rank
-/// (max_rank <= 0: no rank limit), at least 1 when k > 0. cutoff = 0 keeps everything up to
-/// max_rank, so the output shape is known from the input shape: that is the only form allowed
-/// inside trace() (a cutoff there is Unsupported). Its derivative is exact: the rule of the full
-/// thin svd with zero cotangent on the discarded part (docs/linalg.md, "Truncation").
+/// (max_rank <= 0: no rank limit), at least 1 when k > 0. cutoff = 0 tests no value: it keeps
+/// min(k, max_rank) values, exactly-zero singular values included (their derivative stays finite,
+/// docs/linalg.md), so the output shape is known from the input shape: that is the only form
+/// allowed inside trace() (a cutoff > 0 there is Unsupported). Its derivative is exact: the rule of
+/// the full thin svd with zero cotangent on the discarded part (docs/linalg.md, "Truncation").
 SvdResult svd_truncated(const Tensor& a, std::int64_t max_rank, double cutoff = 0.0,
                         double degeneracy_eps = kDefaultDegeneracyEps);
 
