@@ -28,11 +28,33 @@ void check_defined(std::span<const Tensor> ts, const char* api, const char* what
                   std::string(api) + ": " + what + " " + std::to_string(i) + " is undefined");
 }
 
+// Note [No reverse over reverse]: backward runs the rules with grad mode off, so the result of an
+// inner grad/vjp/pullback is never recorded. Called on a tensor an enclosing tape tracks (a leaf
+// of an outer grad/vjp, a requires_grad leaf, or a recorded result) with grad mode on, the outer
+// derivative through it would be a silent zero (grad of x -> sum(grad(x^3)) gave 0, not 6x).
+// That is refused; forward over reverse (hvp) and grad of a traced Program are the supported
+// second-order routes, and detach() / NoGradGuard say explicitly that no outer derivative flows.
+void refuse_reverse_over_reverse(const Tensor& x, const char* api, const char* what,
+                                 std::size_t i) {
+  const TensorAux* a = x.aux().get();
+  if (a == nullptr || !(a->requires_grad || a->grad_fn) || !is_grad_enabled()) return;
+  throw Error(ErrorKind::Unsupported,
+              std::string(api) + ": " + what + " " + std::to_string(i) + " (" +
+                  detail::describe({&x, 1}) +
+                  ") is tracked by an enclosing tape (it requires grad, e.g. inside an outer "
+                  "grad or vjp); reverse over reverse (grad of a function that calls grad, vjp "
+                  "or a pullback) is not supported and would give the outer derivative as a "
+                  "silent zero. Use hvp (forward over reverse) or grad(grad(trace(f))) for second "
+                  "derivatives, or detach() the input / use NoGradGuard when no outer derivative "
+                  "is wanted");
+}
+
 Leaves make_leaves(std::span<const Tensor> inputs, const char* api) {
   check_defined(inputs, api, "input");
   Leaves l;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& x = inputs[i];
+    refuse_reverse_over_reverse(x, api, "input", i);
     if (is_integral(x.dtype()))
       throw Error(ErrorKind::DTypeMismatch,
                   std::string(api) + ": input " + std::to_string(i) + " has dtype " +
@@ -124,6 +146,7 @@ std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) con
   for (std::size_t k = 0; k < cotangents.size(); ++k) {
     if (!cotangents[k].defined()) continue;
     check_like(cotangents[k], s.outputs[k], "pullback", "cotangent", k);
+    refuse_reverse_over_reverse(cotangents[k], "pullback", "cotangent", k);
     if (!s.outputs[k].requires_grad()) continue;
     roots.push_back(s.outputs[k]);
     cts.push_back(cotangents[k]);
