@@ -327,4 +327,18 @@ class Session {
 /// (the parent's refuses work there); references obtained before the fork stay valid.
 const CpuBackend& default_backend();
 
+/// Calls a language binding installs around every blocking wait for a resource permit, so that
+/// no thread sleeps on a permit while holding a lock the permit's holder needs (Python's GIL: a
+/// scope whose Python body needs the GIL holds the permit that an op on another thread waits
+/// for; Note [GIL policy] in python/src/common.hpp). `before_wait` runs on the waiting thread
+/// right before it blocks (never when a permit is granted at once) and returns a token;
+/// `after_wait(token)` runs on that thread as soon as the wait ends, granted or timed out. Neither
+/// may throw or call into tenferro. Process-wide: install them once, before other threads use
+/// backends (the Python module does so at import); {} removes them.
+struct PermitWaitHooks {
+  void* (*before_wait)() = nullptr;
+  void (*after_wait)(void* token) = nullptr;
+};
+void set_permit_wait_hooks(PermitWaitHooks hooks) noexcept;
+
 }  // namespace tenferro

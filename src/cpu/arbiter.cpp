@@ -2,6 +2,7 @@
 #include "cpu/arbiter.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <utility>
 
@@ -22,7 +23,29 @@ void ResourcePermit::release() noexcept {
   if (auto* a = std::exchange(arbiter_, nullptr)) a->release(id_);
 }
 
+namespace {
+// set_permit_wait_hooks (cpu.hpp): read on every blocking wait, written once by a binding.
+std::atomic<void* (*)()> g_before_wait{nullptr};
+std::atomic<void (*)(void*)> g_after_wait{nullptr};
+}  // namespace
+
+void set_permit_wait_hooks(PermitWaitHooks hooks) noexcept {
+  g_after_wait.store(hooks.after_wait, std::memory_order_release);
+  g_before_wait.store(hooks.before_wait, std::memory_order_release);
+}
+
 namespace detail {
+
+WaitHookCall::WaitHookCall() noexcept {
+  if (auto* before = g_before_wait.load(std::memory_order_acquire)) {
+    after_ = g_after_wait.load(std::memory_order_acquire);
+    token_ = before();
+  }
+}
+
+WaitHookCall::~WaitHookCall() {
+  if (after_ != nullptr) after_(token_);
+}
 
 std::string describe(const PermitHolder& h, ResourceOwner owner) {
   const char* kind = "a permit (acquire_permit)";
@@ -166,10 +189,13 @@ std::optional<ResourcePermit> Arbiter::wait_for_grant(std::unique_lock<SpinLock>
   enqueue(node, request, owner, holder, reentry);
   lock.unlock();
   bool woken = true;
-  if (deadline == nullptr)
-    node.wake.acquire();
-  else
-    woken = node.wake.try_acquire_until(*deadline);
+  {
+    const WaitHookCall hooks;  // e.g. Python's GIL is released while this thread sleeps
+    if (deadline == nullptr)
+      node.wake.acquire();
+    else
+      woken = node.wake.try_acquire_until(*deadline);
+  }
   lock.lock();  // the releaser woke us under the lock: once we hold it, it no longer touches node
   if (woken || node.granted)  // granted between the timeout and the lock: the grant wins
     return ResourcePermit(this, node.id, owner, node.reentrant);

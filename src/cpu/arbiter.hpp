@@ -82,6 +82,20 @@ enum class Reentry : std::uint8_t {
   counted,  // the owner's own permits conflict like anyone else's; FIFO (public permits)
 };
 
+/// The permit wait hooks (set_permit_wait_hooks) around one blocking wait: before_wait on
+/// construction, after_wait with its token on destruction; nothing when none are installed.
+class WaitHookCall {
+ public:
+  WaitHookCall() noexcept;
+  ~WaitHookCall();
+  WaitHookCall(const WaitHookCall&) = delete;
+  WaitHookCall& operator=(const WaitHookCall&) = delete;
+
+ private:
+  void (*after_)(void*) = nullptr;
+  void* token_ = nullptr;
+};
+
 /// FIFO-fair arbiter of CPU resources (Note [Permit ordering]). Thread-safe. Tests may create
 /// private instances; the runtime uses Arbiter::global().
 class Arbiter {
