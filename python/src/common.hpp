@@ -2,13 +2,17 @@
 // conversions, and the per-area bind functions the module calls.
 //
 // Note [GIL policy]: a wrapper releases the GIL around the C++ call when the operands hold at
-// least kReleaseElements elements in total, or when some Python thread is inside a tenferro
-// execution scope on another thread (an op outside that scope may then wait for the scope's
-// permit, and must not wait holding the GIL the scope's Python callback needs). Below the
-// threshold releasing costs more than the op. Python callbacks (grad of a Python function, scope
-// bodies, traced functions) are called with the GIL held: a wrapper that releases it around a C++
-// call that calls back (the autodiff transforms, with_execution_scope) takes it again in the
-// callback (py::gil_scoped_acquire) before touching Python; trace() keeps it throughout.
+// least kReleaseElements elements in total; below that releasing costs more than the op. Every
+// other thread must be able to take the GIL while one waits for a resource permit, whatever the
+// size of its op: the permit's holder may be an execution scope whose Python body needs the GIL.
+// So the module installs permit wait hooks (set_permit_wait_hooks, runtime.cpp) that release the
+// GIL right before any thread sleeps on a permit and take it again when the wait ends. (Checking
+// "is another thread in a scope?" before the op left a window: a scope that had taken its permit
+// but not yet its GIL deadlocked against an op holding the GIL while waiting for that permit.)
+// Python callbacks (grad of a Python function, scope bodies, traced functions) are called with
+// the GIL held: a wrapper that releases it around a C++ call that calls back (the autodiff
+// transforms, with_execution_scope) takes it again in the callback (py::gil_scoped_acquire)
+// before touching Python; trace() keeps it.
 #pragma once
 
 #include <pybind11/complex.h>
@@ -17,7 +21,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -32,11 +35,6 @@ using namespace pybind11::literals;
 
 inline constexpr std::int64_t kReleaseElements = 4096;
 
-/// Number of Python threads inside a scope entered from Python (Note [GIL policy]).
-std::atomic<int>& scopes_active();
-/// True while this thread runs the body of a scope it entered from Python.
-bool& in_python_scope();
-
 inline std::int64_t elements_of(const Tensor& t) { return t.defined() ? t.numel() : 0; }
 inline std::int64_t elements_of(const std::vector<Tensor>& ts) {
   std::int64_t n = 0;
@@ -48,10 +46,7 @@ std::int64_t elements_of(const T&) {
   return 0;
 }
 
-inline bool should_release(std::int64_t elements) {
-  if (elements >= kReleaseElements) return true;
-  return scopes_active().load(std::memory_order_relaxed) > 0 && !in_python_scope();
-}
+inline bool should_release(std::int64_t elements) { return elements >= kReleaseElements; }
 
 /// f(args...) with the GIL released when Note [GIL policy] says so. f must not touch Python.
 template <class F, class... A>
@@ -67,6 +62,10 @@ decltype(auto) call(F&& f, const A&... args) {
 /// or scalar type (np.float32). TypeError (DTypeMismatch) for anything else.
 DType to_dtype(py::handle obj);
 std::optional<DType> to_dtype_or_none(py::handle obj);
+/// dtype=None is the default dtype (f64), as NumPy's factories; otherwise to_dtype.
+DType dtype_or_f64(py::handle obj);
+/// operator.index(h) as int64: TypeError for a non-integer, ValueError beyond int64.
+std::int64_t to_int64(py::handle h);
 /// The NumPy dtype of a tenferro dtype.
 py::dtype numpy_dtype(DType d);
 

@@ -55,6 +55,8 @@ void bind_errors(py::module_& m) {
       m, "ContractViolation", py::make_tuple(py::handle(g_error), py::handle(PyExc_RuntimeError)),
       "Misuse of an infallible entry point (C++ tenferro::ContractViolation), e.g. a session "
       "inside a session. Everything stays usable.");
+  py::handle(g_contract_violation).attr("kind") = std::string("ContractViolation");
+  py::handle(g_error).attr("kind") = py::none();  // the subclasses name theirs
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -63,6 +65,10 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(cls != nullptr ? cls : g_error, e.what());
     } catch (const ContractViolation& e) {
       PyErr_SetString(g_contract_violation, e.what());
+    } catch (const py::cast_error& e) {
+      // An argument of the wrong Python type that pybind11 could not convert: TypeError, as
+      // NumPy and the docs say (pybind11 itself reports a cast_error as RuntimeError).
+      PyErr_SetString(PyExc_TypeError, e.what());
     }
   });
 }

@@ -162,7 +162,7 @@ void bind_ops(py::module_& m) {
           return call(
               [&](const Tensor& t) {
                 if (axis.is_none()) return is_max ? argmax(t) : argmin(t);
-                const auto a = axis.cast<std::int64_t>();
+                const auto a = to_int64(axis);
                 return is_max ? argmax(t, a, keepdims) : argmin(t, a, keepdims);
               },
               x);
@@ -267,7 +267,7 @@ void bind_ops(py::module_& m) {
       "repeat_interleave",
       [](const Tensor& x, py::handle repeats, std::int64_t axis) {
         if (py::isinstance<py::int_>(repeats)) {
-          const auto n = repeats.cast<std::int64_t>();
+          const auto n = to_int64(repeats);
           return call([&](const Tensor& t) { return repeat_interleave(t, n, axis); }, x);
         }
         Tensor r = asarray(py::reinterpret_borrow<py::object>(repeats));
@@ -300,12 +300,12 @@ void bind_ops(py::module_& m) {
         // NumPy's pad_width: one (before, after) pair per axis, a single pair, or a single int.
         std::vector<std::pair<std::int64_t, std::int64_t>> w;
         if (py::isinstance<py::int_>(widths)) {
-          const auto n = widths.cast<std::int64_t>();
+          const auto n = to_int64(widths);
           w.emplace_back(n, n);
         } else {
           py::sequence seq = widths.cast<py::sequence>();
           if (seq.size() == 2 && py::isinstance<py::int_>(seq[0]))
-            w.emplace_back(seq[0].cast<std::int64_t>(), seq[1].cast<std::int64_t>());
+            w.emplace_back(to_int64(seq[0]), to_int64(seq[1]));
           else
             for (py::handle p : seq) w.push_back(p.cast<std::pair<std::int64_t, std::int64_t>>());
         }

@@ -1,6 +1,8 @@
 // Contractions (ops/contract.hpp), einsum (einsum.hpp) and linear algebra (ops/linalg.hpp).
 // Results with several tensors are Python tuples in the C++ field order (svd -> (U, S, Vh)).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "common.hpp"
@@ -9,7 +11,20 @@ namespace tenferro::python {
 
 namespace {
 
-EinsumOptions einsum_options(const std::string& strategy, int optimal_limit, double memory_limit) {
+/// A real Python number (int, float, NumPy scalar) as a double; TypeError for anything else.
+/// (pybind11 does not convert an int keyword argument to a double parameter of a function that
+/// also takes *args: einsum(..., memory_limit=2**27) was refused.)
+double real_number(const py::object& h, const char* what) {
+  if (!PyNumber_Check(h.ptr()) || PyComplex_Check(h.ptr()) || py::isinstance<Tensor>(h))
+    throw py::type_error(std::string("einsum: ") + what + " must be a real number, got " +
+                         std::string(py::repr(h)));
+  const double v = PyFloat_AsDouble(h.ptr());  // ints too; OverflowError beyond double's range
+  if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+EinsumOptions einsum_options(const std::string& strategy, const py::object& optimal_limit,
+                             const py::object& memory_limit) {
   EinsumOptions o;
   if (strategy == "auto" || strategy == "automatic")
     o.strategy = EinsumStrategy::automatic;
@@ -23,8 +38,11 @@ EinsumOptions einsum_options(const std::string& strategy, int optimal_limit, dou
     throw Error(ErrorKind::InvalidArgument,
                 "einsum: strategy must be 'auto', 'optimal', 'greedy' or 'sequential', not '" +
                     strategy + "'");
-  o.optimal_limit = optimal_limit;
-  o.memory_limit = memory_limit;
+  // A negative limit is the C++ check's to report; beyond int it means "no limit" anyway.
+  const std::int64_t limit = to_int64(optimal_limit);
+  o.optimal_limit = static_cast<int>(std::clamp<std::int64_t>(
+      limit, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+  o.memory_limit = real_number(memory_limit, "memory_limit");
   return o;
 }
 
@@ -54,7 +72,7 @@ void bind_ops_linalg(py::module_& m) {
       "tensordot",
       [](const Tensor& a, const Tensor& b, const py::object& axes) {
         if (py::isinstance<py::int_>(axes)) {
-          const auto n = axes.cast<std::int64_t>();
+          const auto n = to_int64(axes);
           return call([&](const Tensor& x, const Tensor& y) { return tensordot(x, y, n); }, a, b);
         }
         py::sequence s = axes.cast<py::sequence>();
@@ -80,8 +98,8 @@ void bind_ops_linalg(py::module_& m) {
   // ---- einsum ----
   m.def(
       "einsum",
-      [](const std::string& spec, py::args operands, const std::string& strategy, int optimal_limit,
-         double memory_limit) {
+      [](const std::string& spec, py::args operands, const std::string& strategy,
+         const py::object& optimal_limit, const py::object& memory_limit) {
         std::vector<Tensor> ops;
         for (py::handle h : operands) ops.push_back(asarray(py::reinterpret_borrow<py::object>(h)));
         EinsumOptions o = einsum_options(strategy, optimal_limit, memory_limit);
@@ -113,8 +131,8 @@ void bind_ops_linalg(py::module_& m) {
       .def("__repr__", &EinsumPath::to_string);
   m.def(
       "einsum_path",
-      [](const std::string& spec, py::args operands, const std::string& strategy, int optimal_limit,
-         double memory_limit) {
+      [](const std::string& spec, py::args operands, const std::string& strategy,
+         const py::object& optimal_limit, const py::object& memory_limit) {
         std::vector<Dims> shapes;
         for (py::handle h : operands) {
           if (py::isinstance<Tensor>(h))
@@ -151,7 +169,8 @@ void bind_ops_linalg(py::module_& m) {
   m.def(
       "prepare_einsum",
       [](const std::string& spec, const std::vector<py::object>& shapes, const py::object& dtypes,
-         const std::string& strategy, int optimal_limit, double memory_limit) {
+         const std::string& strategy, const py::object& optimal_limit,
+         const py::object& memory_limit) {
         std::vector<Dims> sh;
         for (const py::object& s : shapes) sh.push_back(to_dims(s));
         std::vector<DType> dt;

@@ -63,18 +63,14 @@ struct SessionInfo {
   std::string kind;
 };
 
-/// Marks the current thread as inside a Python-entered scope or session (Note [GIL policy]).
-struct ScopeMark {
-  bool previous = in_python_scope();
-  ScopeMark() {
-    in_python_scope() = true;
-    scopes_active().fetch_add(1);
-  }
-  ~ScopeMark() {
-    scopes_active().fetch_sub(1);
-    in_python_scope() = previous;
-  }
-};
+// Note [GIL policy]: a thread that is about to sleep on a resource permit lets go of the GIL.
+void* release_gil_for_permit_wait() {
+  if (!Py_IsInitialized() || PyGILState_Check() == 0) return nullptr;
+  return PyEval_SaveThread();
+}
+void reacquire_gil_after_permit_wait(void* state) {
+  if (state != nullptr) PyEval_RestoreThread(static_cast<PyThreadState*>(state));
+}
 
 py::dict diagnostics_dict(const CpuBackendDiagnostics& d) {
   py::dict r;
@@ -110,6 +106,7 @@ CpuSet to_cpuset(const std::vector<int>& cpus) {
 }  // namespace
 
 void bind_runtime(py::module_& m) {
+  set_permit_wait_hooks({&release_gil_for_permit_wait, &reacquire_gil_after_permit_wait});
   // ---- Programs ----
   py::class_<ValueSpec>(m, "ValueSpec", "Shape and dtype of a program value.")
       .def(py::init([](const py::object& shape, py::handle dtype) {
@@ -266,7 +263,6 @@ void bind_runtime(py::module_& m) {
               py::gil_scoped_release release;
               b.with_execution_scope([&] {
                 py::gil_scoped_acquire acquire;
-                ScopeMark mark;
                 try {
                   result = fn(*args, **kwargs);
                 } catch (...) {
@@ -292,7 +288,6 @@ void bind_runtime(py::module_& m) {
               py::gil_scoped_release release;
               b.with_session([&](Session& s) {
                 py::gil_scoped_acquire acquire;
-                ScopeMark mark;
                 try {
                   result = fn(SessionInfo{s.threads(), std::string(to_string(s.kind()))}, *args,
                               **kwargs);

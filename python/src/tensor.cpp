@@ -8,15 +8,6 @@
 
 namespace tenferro::python {
 
-std::atomic<int>& scopes_active() {
-  static std::atomic<int> n{0};
-  return n;
-}
-bool& in_python_scope() {
-  thread_local bool in = false;
-  return in;
-}
-
 namespace {
 
 // ---- dtypes ----
@@ -80,6 +71,8 @@ DType to_dtype(py::handle obj) {
                   "NumPy dtypes)");
 }
 
+DType dtype_or_f64(py::handle obj) { return obj.is_none() ? DType::f64 : to_dtype(obj); }
+
 py::dtype numpy_dtype(DType d) {
   switch (d) {
     case DType::boolean:
@@ -100,13 +93,30 @@ py::dtype numpy_dtype(DType d) {
   return py::dtype("complex128");
 }
 
+std::int64_t to_int64(py::handle h) {
+  // operator.index semantics, as NumPy: a non-integer is TypeError, a value beyond int64 is
+  // ValueError (NumPy: "Maximum allowed dimension exceeded").
+  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+  if (!i) throw py::error_already_set();
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0)
+    throw py::value_error("tenferro: " + std::string(py::str(i)) +
+                          " does not fit in a 64-bit integer (shape, axis or count)");
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
 Dims to_dims(const py::object& shape) {
   Dims out;
-  if (py::isinstance<py::int_>(shape)) {
-    out.push_back(shape.cast<std::int64_t>());
+  if (PyIndex_Check(shape.ptr())) {
+    out.push_back(to_int64(shape));
     return out;
   }
-  for (py::handle h : shape) out.push_back(h.cast<std::int64_t>());
+  if (py::isinstance<py::str>(shape))  // iterable, but its characters are no sizes
+    throw py::type_error("tenferro: expected an int or a sequence of ints, got the str " +
+                         std::string(py::repr(shape)));
+  for (py::handle h : shape) out.push_back(to_int64(h));
   return out;
 }
 
@@ -123,7 +133,11 @@ Dims to_axes(const py::object& axis) {
 std::optional<Scalar> as_python_scalar(py::handle obj) {
   PyObject* p = obj.ptr();
   if (PyBool_Check(p)) return Scalar(p == Py_True ? 1.0 : 0.0, 0.0);
-  if (PyLong_Check(p)) return Scalar(PyLong_AsDouble(p), 0.0);
+  if (PyLong_Check(p)) {
+    const double v = PyLong_AsDouble(p);  // OverflowError beyond double's range, as NumPy
+    if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return Scalar(v, 0.0);
+  }
   if (PyFloat_Check(p)) return Scalar(PyFloat_AsDouble(p), 0.0);
   if (PyComplex_Check(p)) return Scalar(PyComplex_RealAsDouble(p), PyComplex_ImagAsDouble(p));
   return std::nullopt;
@@ -419,6 +433,34 @@ Tensor basic_index(const Tensor& x, py::handle key_in) {
   return r;
 }
 
+/// NumPy's x[mask]: a k-dimensional bool mask selects along the first k axes, whose sizes it must
+/// match (IndexError otherwise, as NumPy; no broadcasting); the result is [count] + x.shape[k:],
+/// a copy (masked_select for k == rank, else index_select of the flattened leading axes).
+Tensor bool_mask_index(const Tensor& x, const Tensor& mask) {
+  const std::int64_t k = mask.rank();
+  if (k > x.rank())
+    throw py::index_error("too many indices for tensor: tensor is " + std::to_string(x.rank()) +
+                          "-dimensional, but " + std::to_string(k) + " were indexed");
+  for (std::int64_t i = 0; i < k; ++i)
+    if (mask.shape()[i] != x.shape()[i])
+      throw py::index_error("boolean index did not match indexed tensor along axis " +
+                            std::to_string(i) + "; size of axis is " +
+                            std::to_string(x.shape()[i]) +
+                            " but size of corresponding boolean "
+                            "axis is " +
+                            std::to_string(mask.shape()[i]));
+  return call(
+      [k](const Tensor& t, const Tensor& m) {
+        if (k == t.rank()) return masked_select(t, m);
+        Dims rows{1};
+        for (std::int64_t i = 0; i < k; ++i) rows[0] *= t.shape()[i];
+        for (std::int64_t i = k; i < t.rank(); ++i) rows.push_back(t.shape()[i]);
+        const Tensor picked = nonzero(m.reshape({m.numel()}));  // [count, 1] i64
+        return index_select(t.reshape(rows), 0, picked.reshape({picked.shape()[0]}));
+      },
+      x, mask);
+}
+
 Tensor getitem(const Tensor& x, py::handle key) {
   bool basic = true;
   if (py::isinstance<py::tuple>(key)) {
@@ -431,7 +473,7 @@ Tensor getitem(const Tensor& x, py::handle key) {
   if (!py::isinstance<py::tuple>(key)) {
     // A single array-like index: a bool mask (masked_select) or rank-1 integers (index_select).
     Tensor idx = operand(key);
-    if (idx.dtype() == DType::boolean) return call(&masked_select, x, idx);
+    if (idx.dtype() == DType::boolean) return bool_mask_index(x, idx);
     if ((idx.dtype() == DType::i32 || idx.dtype() == DType::i64) && idx.rank() == 1)
       return call([](const Tensor& a, const Tensor& i) { return index_select(a, 0, i); }, x, idx);
   }
@@ -782,21 +824,23 @@ void bind_tensor(py::module_& m) {
 
   // ---- Construction ----
   m.def(
-      "zeros", [](const py::object& s, py::handle d) { return zeros(to_dims(s), to_dtype(d)); },
+      "zeros", [](const py::object& s, py::handle d) { return zeros(to_dims(s), dtype_or_f64(d)); },
       "shape"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
-      "ones", [](const py::object& s, py::handle d) { return ones(to_dims(s), to_dtype(d)); },
+      "ones", [](const py::object& s, py::handle d) { return ones(to_dims(s), dtype_or_f64(d)); },
       "shape"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "empty",
-      [](const py::object& s, py::handle d) { return Tensor::empty(to_dims(s), to_dtype(d)); },
+      [](const py::object& s, py::handle d) { return Tensor::empty(to_dims(s), dtype_or_f64(d)); },
       "shape"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "full",
-      [](const py::object& s, Scalar v, py::handle d) { return full(to_dims(s), v, to_dtype(d)); },
+      [](const py::object& s, Scalar v, py::handle d) {
+        return full(to_dims(s), v, dtype_or_f64(d));
+      },
       "shape"_a, "value"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
-      "scalar_tensor", [](Scalar v, py::handle d) { return scalar_tensor(v, to_dtype(d)); },
+      "scalar_tensor", [](Scalar v, py::handle d) { return scalar_tensor(v, dtype_or_f64(d)); },
       "value"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "arange",
@@ -815,13 +859,13 @@ void bind_tensor(py::module_& m) {
   m.def(
       "rand",
       [](const py::object& s, std::uint64_t seed, py::handle d) {
-        return rand(to_dims(s), seed, to_dtype(d));
+        return rand(to_dims(s), seed, dtype_or_f64(d));
       },
       "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "randn",
       [](const py::object& s, std::uint64_t seed, py::handle d) {
-        return randn(to_dims(s), seed, to_dtype(d));
+        return randn(to_dims(s), seed, dtype_or_f64(d));
       },
       "shape"_a, "seed"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(

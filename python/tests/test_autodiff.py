@@ -151,3 +151,19 @@ def test_grad_of_nonfloat_argument_passthrough():
     # Non-differentiated arguments may be anything.
     g = tf.grad(lambda x, k: tf.sum(x * k), argnums=0)(np.ones(2), 3.0)
     check(g, np.full(2, 3.0))
+
+
+def test_reverse_over_reverse_is_refused():
+    """grad of a function calling grad used to return zeros; it is UnsupportedError now (C++
+    Note [No reverse over reverse]); hvp and grad of a traced Program give the right value."""
+    x = tf.asarray(np.array([2.0]))
+    inner = tf.grad(lambda b: tf.sum(b * b * b))
+    with pytest.raises(tf.UnsupportedError, match="reverse over reverse"):
+        tf.grad(lambda a: tf.sum(inner(a)))(x)
+    with pytest.raises(NotImplementedError):
+        tf.grad(lambda a: tf.sum(tf.vjp(lambda b: b * b, a)[0]))(x)
+    assert np.allclose(np.asarray(tf.hvp(lambda a: tf.sum(a * a * a), [x], [tf.ones(1)])), [12.0])
+    g2 = tf.grad(tf.grad(tf.trace(lambda a: tf.sum(a * a * a), [tf.ValueSpec((1,))])))
+    assert np.allclose(np.asarray(g2(x)), [12.0])
+    with tf.no_grad():  # no outer derivative wanted: allowed
+        assert np.allclose(np.asarray(inner(x)), [12.0])

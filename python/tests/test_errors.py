@@ -65,3 +65,56 @@ def test_into_refuses_grad():
         tf.add_into(x, x, x)
     with pytest.raises(tf.UnsupportedError):
         x[0] = 2.0
+
+
+# Errors of the documented builtin types (issue: SystemError / RuntimeError "Unable to cast" before).
+@pytest.mark.parametrize("fn,exc,match", [
+    (lambda: tf.ones(2) + 10 ** 400, OverflowError, ""),
+    (lambda: 10 ** 400 * tf.ones(2), OverflowError, ""),
+    (lambda: tf.zeros("abc"), TypeError, "str"),
+    (lambda: tf.zeros((2, "a")), TypeError, ""),
+    (lambda: tf.zeros(2.5), TypeError, ""),
+    (lambda: tf.sum(tf.ones((2, 2)), axis="a"), TypeError, ""),
+    (lambda: tf.sum(tf.ones((2, 2)), axis=1.0), TypeError, ""),
+    (lambda: tf.reshape(tf.ones(6), (2, "a")), TypeError, ""),
+    (lambda: tf.zeros((10 ** 30,)), ValueError, "64-bit"),
+    (lambda: tf.argmax(tf.ones(3), axis="a"), TypeError, ""),
+    (lambda: tf.tile(tf.ones(3), "ab"), TypeError, ""),
+])
+def test_builtin_error_types(fn, exc, match):
+    with pytest.raises(exc, match=match):
+        fn()
+
+
+def test_every_error_class_has_kind():
+    classes = [tf.InvalidArgumentError, tf.ShapeMismatchError, tf.DTypeMismatchError,
+               tf.RuntimeStateError, tf.UnsupportedError, tf.BackendFailureError,
+               tf.OutOfMemoryError, tf.LinAlgError, tf.ContractViolation]
+    for cls in classes:
+        assert isinstance(cls.kind, str) and cls.kind, cls
+    assert tf.ContractViolation.kind == "ContractViolation"
+    assert tf.Error.kind is None  # the base names no kind; every subclass does
+    try:
+        tf.ones(2) + tf.ones(3)
+    except tf.Error as e:
+        assert e.kind == "ShapeMismatch"
+
+
+def test_factories_take_dtype_none_and_numpy_ints():
+    for make in (lambda d: tf.zeros((2, 3), dtype=d), lambda d: tf.ones((2, 3), dtype=d),
+                 lambda d: tf.empty((2, 3), dtype=d), lambda d: tf.full((2, 3), 1.5, dtype=d),
+                 lambda d: tf.randn((2, 3), 1, dtype=d), lambda d: tf.rand((2, 3), 1, dtype=d),
+                 lambda d: tf.scalar_tensor(2.0, dtype=d)):
+        assert make(None).dtype == tf.f64
+        assert make("f32").dtype == tf.f32
+    assert tf.zeros(np.int64(3)).shape == (3,)
+    assert tf.zeros((np.int32(2), 3)).shape == (2, 3)
+
+
+def test_einsum_memory_limit_int():
+    a, b = tf.ones((4, 5)), tf.ones((5, 6))
+    assert tf.einsum("ij,jk->ik", a, b, memory_limit=2 ** 27).shape == (4, 6)
+    assert tf.einsum_path("ij,jk->ik", a, b, memory_limit=2 ** 27).flops > 0
+    assert tf.einsum("ij,jk->ik", a, b, memory_limit=1e9).shape == (4, 6)
+    with pytest.raises(TypeError):
+        tf.einsum("ij,jk->ik", a, b, memory_limit="big")

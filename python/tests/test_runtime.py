@@ -325,3 +325,42 @@ def test_scope_on_a_threaded_backend_with_large_ops():
     assert b.executor_entries == before + 1
     check(r, x @ x, rtol=1e-10)
     check(g, np.ones((96, 96)) @ x.T + x.T @ np.ones((96, 96)), rtol=1e-10)
+
+
+_SCOPE_VS_OPS = r"""
+import sys, threading
+import tenferro as tf
+sys.setswitchinterval(1e-4)  # many GIL hand-overs per second: the race window is hit often
+budget, where, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+b = tf.CpuBackend(threads=budget)
+other = {"same": b, "other": tf.CpuBackend(threads=budget), "default": None}[where]
+a = tf.ones((8, 8))
+t = threading.Thread(target=lambda: [b.with_execution_scope(lambda: 0) for _ in range(n)])
+t.start()
+if other is None:
+    for _ in range(n):
+        tf.matmul(a, a)
+else:
+    with tf.use_backend(other):
+        for _ in range(n):
+            tf.matmul(a, a)
+t.join()
+print("done")
+"""
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+@pytest.mark.parametrize("where", ["same", "other", "default"])
+def test_scope_and_small_ops_on_two_threads_never_deadlock(budget, where):
+    """One thread enters scopes in a loop while the main thread runs small ops (which keep the
+    GIL): the op waited for the scope's permit holding the GIL, the scope waited for the GIL
+    (Note [GIL policy]); it hung about half the runs. Run in a child process under a watchdog, so
+    a hang fails the test instead of hanging the suite."""
+    import subprocess
+    import sys
+    try:
+        r = subprocess.run([sys.executable, "-c", _SCOPE_VS_OPS, str(budget), where, "4000"],
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"deadlock: budget {budget}, ops on the {where} backend, no progress in 120 s")
+    assert r.returncode == 0 and r.stdout.strip() == "done", r.stderr

@@ -260,3 +260,33 @@ def test_operators_with_foreign_objects():
     with pytest.raises(TypeError):
         object() * t
     check(t + np.float32(2), np.full(2, 3.0))  # NumPy scalars are operands
+
+
+@pytest.mark.parametrize("mask_shape", [(3,), (3, 4), (3, 4, 5), ()])
+def test_bool_mask_selects_leading_axes_as_numpy(mask_shape):
+    a = sample((3, 4, 5), "f64", seed=3)
+    rng = np.random.default_rng(5)
+    mask = np.asarray(rng.integers(0, 2, size=mask_shape).astype(np.bool_))
+    t = tf.asarray(a)
+    for m in (mask, tf.asarray(mask)):
+        r = t[m]
+        expected = a[mask]
+        assert r.shape == expected.shape
+        check(r, expected)
+
+
+@pytest.mark.parametrize("mask_shape", [(5,), (4, 5), (1, 5), (3, 1), (2,), (3, 4, 5, 1)])
+def test_bool_mask_of_another_shape_is_index_error(mask_shape):
+    a = np.ones((3, 4, 5))
+    mask = np.ones(mask_shape, dtype=np.bool_)
+    with pytest.raises(IndexError):
+        a[mask]  # NumPy refuses it ...
+    with pytest.raises(IndexError):
+        tf.asarray(a)[mask]  # ... and so do we (no broadcasting of the mask)
+
+
+def test_bool_mask_is_differentiable():
+    a = sample((3, 4), "f64", seed=4)
+    mask = np.array([True, False, True])
+    g = tf.grad(lambda x: tf.sum(x[mask] * x[mask]))(tf.asarray(a))
+    check(g, 2 * a * mask[:, None])
