@@ -81,7 +81,11 @@ Tensor asarray(const py::object& obj, std::optional<DType> dtype = std::nullopt)
 /// (InvalidArgument), concrete, not symbolic, and not requiring grad (RuntimeState).
 void check_exportable(const Tensor& t, const char* what);
 /// A Python number (bool, int, float, complex, numpy float/complex scalars that subclass them).
+/// An int beyond double's range is OverflowError, as in NumPy.
 std::optional<Scalar> as_python_scalar(py::handle obj);
+/// A number argument (a Python number, a NumPy scalar, anything with __complex__/__float__) as a
+/// Scalar: OverflowError for an int beyond double, TypeError for a non-number.
+Scalar scalar_arg(py::handle h);
 
 void bind_errors(py::module_& m);
 void bind_tensor(py::module_& m);

@@ -87,7 +87,8 @@ void bind_ops(py::module_& m) {
   }
   m.def(
       "clamp",
-      [](const Tensor& x, Scalar lo, Scalar hi) {
+      [](const Tensor& x, py::handle lo_arg, py::handle hi_arg) {
+        const Scalar lo = scalar_arg(lo_arg), hi = scalar_arg(hi_arg);
         return call([&](const Tensor& t) { return clamp(t, lo, hi); }, x);
       },
       "x"_a, "lo"_a, "hi"_a);
@@ -296,7 +297,8 @@ void bind_ops(py::module_& m) {
       .value("edge", PadMode::edge);
   m.def(
       "pad",
-      [](const Tensor& x, const py::object& widths, py::handle mode, Scalar value) {
+      [](const Tensor& x, const py::object& widths, py::handle mode, py::handle value_arg) {
+        const Scalar value = scalar_arg(value_arg);
         // NumPy's pad_width: one (before, after) pair per axis, a single pair, or a single int.
         std::vector<std::pair<std::int64_t, std::int64_t>> w;
         if (py::isinstance<py::int_>(widths)) {
@@ -395,7 +397,8 @@ void bind_ops(py::module_& m) {
       "src: a tensor, or a number written everywhere indexed.");
   m.def(
       "masked_fill",
-      [](const Tensor& x, const Tensor& mask, Scalar v) {
+      [](const Tensor& x, const Tensor& mask, py::handle value) {
+        const Scalar v = scalar_arg(value);
         return call([&](const Tensor& a, const Tensor& b) { return masked_fill(a, b, v); }, x,
                     mask);
       },

@@ -71,6 +71,11 @@ DType to_dtype(py::handle obj) {
                   "NumPy dtypes)");
 }
 
+Scalar scalar_arg(py::handle h) {
+  if (auto s = as_python_scalar(h)) return *s;  // OverflowError for an int beyond double
+  return h.cast<Scalar>();  // NumPy scalars and other numbers; TypeError (cast_error) otherwise
+}
+
 DType dtype_or_f64(py::handle obj) { return obj.is_none() ? DType::f64 : to_dtype(obj); }
 
 py::dtype numpy_dtype(DType d) {
@@ -835,12 +840,13 @@ void bind_tensor(py::module_& m) {
       "shape"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "full",
-      [](const py::object& s, Scalar v, py::handle d) {
-        return full(to_dims(s), v, dtype_or_f64(d));
+      [](const py::object& s, py::handle v, py::handle d) {
+        return full(to_dims(s), scalar_arg(v), dtype_or_f64(d));
       },
       "shape"_a, "value"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
-      "scalar_tensor", [](Scalar v, py::handle d) { return scalar_tensor(v, dtype_or_f64(d)); },
+      "scalar_tensor",
+      [](py::handle v, py::handle d) { return scalar_tensor(scalar_arg(v), dtype_or_f64(d)); },
       "value"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "arange",

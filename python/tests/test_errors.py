@@ -80,6 +80,12 @@ def test_into_refuses_grad():
     (lambda: tf.zeros((10 ** 30,)), ValueError, "64-bit"),
     (lambda: tf.argmax(tf.ones(3), axis="a"), TypeError, ""),
     (lambda: tf.tile(tf.ones(3), "ab"), TypeError, ""),
+    (lambda: tf.full((2,), 10 ** 400), OverflowError, ""),
+    (lambda: tf.scalar_tensor(10 ** 400), OverflowError, ""),
+    (lambda: tf.clamp(tf.ones(2), 0, 10 ** 400), OverflowError, ""),
+    (lambda: tf.masked_fill(tf.ones(2), tf.ones(2, "bool"), 10 ** 400), OverflowError, ""),
+    (lambda: tf.full((2,), "a"), TypeError, ""),
+    (lambda: tf.clamp(tf.ones(2), "a", 1.0), TypeError, ""),
 ])
 def test_builtin_error_types(fn, exc, match):
     with pytest.raises(exc, match=match):
@@ -107,6 +113,8 @@ def test_factories_take_dtype_none_and_numpy_ints():
                  lambda d: tf.scalar_tensor(2.0, dtype=d)):
         assert make(None).dtype == tf.f64
         assert make("f32").dtype == tf.f32
+    assert np.allclose(np.asarray(tf.full((2,), np.float32(1.5))), 1.5)
+    assert np.allclose(np.asarray(tf.clamp(tf.asarray(np.array([0.0, 3.0])), 1, np.int64(2))), [1, 2])
     assert tf.zeros(np.int64(3)).shape == (3,)
     assert tf.zeros((np.int32(2), 3)).shape == (2, 3)
 
