@@ -448,12 +448,10 @@ Tensor bool_mask_index(const Tensor& x, const Tensor& mask) {
                           "-dimensional, but " + std::to_string(k) + " were indexed");
   for (std::int64_t i = 0; i < k; ++i)
     if (mask.shape()[i] != x.shape()[i])
-      throw py::index_error("boolean index did not match indexed tensor along axis " +
-                            std::to_string(i) + "; size of axis is " +
-                            std::to_string(x.shape()[i]) +
-                            " but size of corresponding boolean "
-                            "axis is " +
-                            std::to_string(mask.shape()[i]));
+      throw py::index_error(
+          "boolean index did not match indexed tensor along axis " + std::to_string(i) +
+          "; size of axis is " + std::to_string(x.shape()[i]) +
+          " but size of corresponding boolean axis is " + std::to_string(mask.shape()[i]));
   return call(
       [k](const Tensor& t, const Tensor& m) {
         if (k == t.rank()) return masked_select(t, m);
