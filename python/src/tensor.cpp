@@ -98,17 +98,25 @@ py::dtype numpy_dtype(DType d) {
   return py::dtype("complex128");
 }
 
-std::int64_t to_int64(py::handle h) {
-  // operator.index semantics, as NumPy: a non-integer is TypeError, a value beyond int64 is
-  // ValueError (NumPy: "Maximum allowed dimension exceeded").
+namespace {
+/// operator.index(h) (TypeError for a non-integer) as a long long; `overflow` is +1 / -1 when the
+/// value lies beyond int64 (the return value is then meaningless), else 0.
+long long index_value(py::handle h, int& overflow) {
   py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
   if (!i) throw py::error_already_set();
-  int overflow = 0;
   const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (v == -1 && overflow == 0 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+}  // namespace
+
+std::int64_t to_int64(py::handle h) {
+  // As NumPy: a value beyond int64 is ValueError ("Maximum allowed dimension exceeded").
+  int overflow = 0;
+  const long long v = index_value(h, overflow);
   if (overflow != 0)
-    throw py::value_error("tenferro: " + std::string(py::str(i)) +
+    throw py::value_error("tenferro: " + std::string(py::str(h)) +
                           " does not fit in a 64-bit integer (shape, axis or count)");
-  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   return v;
 }
 
@@ -376,12 +384,9 @@ std::int64_t clamp_index(py::handle h, std::int64_t none_value) {
   if (h.is_none()) return none_value;
   // Python ints beyond int64 clamp (slice bounds are clamped to the axis anyway).
   int overflow = 0;
-  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
-  if (!i) throw py::error_already_set();
-  long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  const long long v = index_value(h, overflow);
   if (overflow > 0) return std::numeric_limits<std::int64_t>::max();
   if (overflow < 0) return std::numeric_limits<std::int64_t>::min();
-  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   return v;
 }
 
