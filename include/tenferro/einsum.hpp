@@ -51,30 +51,64 @@
 
 namespace tenferro {
 
-/// How einsum orders the pairwise contractions of more than two operands.
+/// How einsum orders the pairwise contractions of more than two operands. Every strategy's path
+/// is a valid contraction tree. By EinsumOptions::objective, random_greedy, hyper and automatic
+/// (above optimal_limit) are never worse than greedy, and greedy never worse than sequential;
+/// optimal is exact for flops whatever the objective. docs/einsum.md, "Contraction paths", has
+/// measured figures on standard networks.
 enum class EinsumStrategy {
-  /// optimal for at most EinsumOptions::optimal_limit operands, greedy above.
+  /// By network size, cheap for small einsums: optimal for at most EinsumOptions::optimal_limit
+  /// operands; above that greedy refined by one subtree-reconfiguration sweep over subtrees of 6
+  /// leaves (milliseconds for a thousand tensors; no threads, no randomness).
   automatic,
   /// Exact minimum of the estimated flops (dynamic programming over subsets of operands);
   /// at most 16 operands (InvalidArgument beyond).
   optimal,
-  /// The cheapest of three O(n^3) heuristics: pairwise greedy by intermediate size, pairwise
-  /// greedy by flops, and left to right. Never worse than left to right.
+  /// Deterministic greedy in O(E log E) (E: the pairs of operands that share a label): a priority
+  /// queue of connected pairs, updated locally after each contraction; hyperedges and output
+  /// labels handled; disconnected parts joined last, smallest first. The cheapest (by the
+  /// objective) of four paths: the queue keyed by size change |R| - |A| - |B| (opt_einsum's
+  /// greedy), by log2|R| - 1.5 log2(|A| + |B|) (cotengra's greedy key), by flops, and left to
+  /// right.
   greedy,
   /// Left to right: ((op0 op1) op2) ...
   sequential,
   /// The pairs in EinsumOptions::path, as given. Reported by EinsumPath::strategy when a path was
   /// given; asking for it with an empty EinsumOptions::path is InvalidArgument.
   given,
+  /// Randomised greedy: `trials` runs of the greedy queue, each with its own Boltzmann (Gumbel)
+  /// noise on the keys and its own sampled temperature and size weight, spread over `threads`;
+  /// the best by the objective is kept (ties: the lower trial number), so a seed gives the same
+  /// path at every thread count. Stops early at time_budget (then the path depends on timing).
+  random_greedy,
+  /// Hyper-optimised search: random_greedy trials and recursive bisections of the network
+  /// hypergraph (METIS) with sampled parameters, each refined by subtree reconfiguration, the
+  /// best refined further with larger subtrees, until time_budget or trials run out.
+  hyper,
 };
 
-/// Settings of path search (einsum, einsum_path, prepare_einsum).
+/// What a path search minimises. Flops and sizes follow Note [Einsum cost model] (EinsumStep).
+/// Flops under a memory target is slice_plan's search (tenferro/slicing.hpp): it minimises the
+/// flops of all slices together while every slice's intermediates fit SliceOptions::memory_limit.
+enum class PathObjective {
+  /// Total flops; ties broken by the largest intermediate.
+  flops,
+  /// Largest intermediate first, then total flops.
+  size,
+  /// flops + combo_factor * total write (sum of the step results' elements): memory traffic
+  /// counted alongside arithmetic, as cotengra's "combo" (whose flops count 1 per multiply-add,
+  /// ours 2: our combo_factor f weighs writes as cotengra's f / 2 does).
+  combo,
+};
+
+/// Settings of path search (einsum, einsum_path, prepare_einsum, and SliceOptions::einsum).
 struct EinsumOptions {
   EinsumStrategy strategy = EinsumStrategy::automatic;
   /// automatic uses optimal search up to this many operands (>= 0, else InvalidArgument).
   int optimal_limit = 8;
   /// When > 0: no intermediate (every step result but the final one) may have more elements.
-  /// A path search that cannot meet it throws InvalidArgument. 0 (or +infinity) means no
+  /// A path search that cannot meet it throws InvalidArgument (to fit a contraction into a
+  /// memory target by slicing instead, use slice_plan). 0 (or +infinity) means no
   /// limit; a negative or NaN value is InvalidArgument. A strategy outside the enumerators is
   /// InvalidArgument too.
   double memory_limit = 0;
@@ -87,8 +121,26 @@ struct EinsumOptions {
   /// operand list, not SSA ids: convert them). slice_plan (tenferro/slicing.hpp) uses it to keep
   /// one path for all slices.
   std::vector<std::pair<int, int>> path;
+  /// What the search minimises (random_greedy, hyper, the refinement of automatic and the choice
+  /// among greedy's candidates; optimal always minimises flops). Outside the enumerators:
+  /// InvalidArgument.
+  PathObjective objective = PathObjective::flops;
+  /// Weight of the total write in PathObjective::combo (>= 0, finite, else InvalidArgument).
+  double combo_factor = 64;
+  /// Wall-clock seconds random_greedy and hyper may search (>= 0, finite, else InvalidArgument);
+  /// 0: their defaults, 1 s for random_greedy and 10 s for hyper. The search checks the clock
+  /// between trials and refinement steps and stops itself; the path is then the best so far.
+  double time_budget = 0;
+  /// Trials of random_greedy and hyper (>= 0, else InvalidArgument); 0: their defaults, 128 for
+  /// random_greedy and unlimited (until time_budget) for hyper.
+  int trials = 0;
+  /// Seed of random_greedy and hyper: equal seeds and trials give equal paths at every thread
+  /// count (when the search finishes within time_budget).
+  std::uint64_t seed = 0;
+  /// Threads random_greedy and hyper spread trials over (>= 0, else InvalidArgument); 0: the
+  /// current backend's thread count. 1 searches on the calling thread only.
+  int threads = 0;
 };
-
 /// One pairwise contraction of a path.
 struct EinsumStep {
   /// Operand ids: 0..n-1 are the inputs (after single-operand reductions), n+k is step k's result.
@@ -102,24 +154,32 @@ struct EinsumStep {
   double flops = 0;
 };
 
-/// A contraction path and its cost estimate. Printable with to_string().
+/// A contraction path and its cost estimate. Printable with to_string(): a summary (strategy,
+/// objective, log10 flops, log2 largest intermediate, write, search time) and one line per step.
 struct EinsumPath {
   /// The spec with its output made explicit, e.g. "ij,jk->ik".
   std::string subscripts;
   /// The strategy that produced the path (automatic resolved to optimal or greedy; `given` for
   /// EinsumOptions::path).
   EinsumStrategy strategy = EinsumStrategy::automatic;
+  /// The objective the search minimised (flops for optimal, sequential and given paths).
+  PathObjective objective = PathObjective::flops;
   std::vector<EinsumStep> steps;
-  /// Sum of the steps' flops.
+  /// Sum of the steps' flops (2 per multiply-add where a label is summed: half of it is the
+  /// multiply-add count that cotengra and opt_einsum report as their cost).
   double flops = 0;
   /// Flops of one loop nest over all labels (for comparison).
   double naive_flops = 0;
   /// Elements of the largest step result.
   double largest_intermediate = 0;
-  /// A multi-line table: spec, strategy, flops, largest intermediate, one line per step.
+  /// Sum of the step results' elements (memory written).
+  double total_write = 0;
+  /// Wall-clock seconds the search took, and the trials it ran (random_greedy, hyper; else 1).
+  double search_seconds = 0;
+  int trials = 1;
+  /// A multi-line summary and step table (see above).
   std::string to_string() const;
 };
-
 /// Labels of one operand (or of the output) in the integer-label form; any values >= 0.
 using EinsumLabels = std::vector<std::int64_t>;
 

@@ -4,6 +4,7 @@
 // direct-mapped cache keyed by (spec, shapes, dtypes, options), so repeating an expression on
 // same-shaped operands skips parsing, path search and lowering and allocates nothing but what
 // the catalog ops allocate. Entries are immutable shared programs; a miss overwrites its bucket.
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -64,7 +65,9 @@ struct CacheEntry {
 
 bool same_options(const EinsumOptions& a, const EinsumOptions& b) {
   return a.strategy == b.strategy && a.optimal_limit == b.optimal_limit &&
-         a.memory_limit == b.memory_limit && a.path == b.path;
+         a.memory_limit == b.memory_limit && a.path == b.path && a.objective == b.objective &&
+         a.combo_factor == b.combo_factor && a.time_budget == b.time_budget &&
+         a.trials == b.trials && a.seed == b.seed && a.threads == b.threads;
 }
 
 std::shared_ptr<const EinsumProgram> cached_program(std::string_view spec,
@@ -135,6 +138,22 @@ const char* strategy_name(EinsumStrategy s) {
       return "sequential";
     case EinsumStrategy::given:
       return "given";
+    case EinsumStrategy::random_greedy:
+      return "random_greedy";
+    case EinsumStrategy::hyper:
+      return "hyper";
+  }
+  return "?";
+}
+
+const char* objective_name(PathObjective o) {
+  switch (o) {
+    case PathObjective::flops:
+      return "flops";
+    case PathObjective::size:
+      return "size";
+    case PathObjective::combo:
+      return "combo";
   }
   return "?";
 }
@@ -142,10 +161,28 @@ const char* strategy_name(EinsumStrategy s) {
 }  // namespace detail
 
 std::string EinsumPath::to_string() const {
-  std::string s = "einsum path: " + subscripts + "\n";
-  s += "  strategy: " + std::string(detail::strategy_name(strategy)) + "\n";
-  s += "  flops: " + detail::number(flops) + " (naive " + detail::number(naive_flops) + ")\n";
-  s += "  largest intermediate: " + detail::number(largest_intermediate) + " elements\n";
+  using detail::number;
+  // Long specs (networks of hundreds of operands) are cut: the steps carry the details.
+  const std::string spec =
+      subscripts.size() <= 200 ? subscripts : subscripts.substr(0, 197) + "...";
+  std::string s = "einsum path: " + spec + "\n";
+  s += "  strategy: " + std::string(detail::strategy_name(strategy)) + ", objective " +
+       detail::objective_name(objective) + ", " + std::to_string(steps.size() + 1) + " operands, " +
+       std::to_string(trials) + (trials == 1 ? " trial, " : " trials, ") + number(search_seconds) +
+       " s\n";
+  auto lg = [](double v, double base) { return v > 0 ? std::log(v) / std::log(base) : 0.0; };
+  char line[160];
+  std::snprintf(line, sizeof line,
+                "  flops: %s = 10^%.2f (2 per multiply-add; multiply-adds 10^%.2f), naive %s\n",
+                number(flops).c_str(), lg(flops, 10), lg(flops / 2, 10),
+                number(naive_flops).c_str());
+  s += line;
+  std::snprintf(line, sizeof line, "  largest intermediate: %s elements = 2^%.2f\n",
+                number(largest_intermediate).c_str(), lg(largest_intermediate, 2));
+  s += line;
+  std::snprintf(line, sizeof line, "  total write: %s elements = 10^%.2f\n",
+                number(total_write).c_str(), lg(total_write, 10));
+  s += line;
   const int n = static_cast<int>(steps.size()) + 1;
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const EinsumStep& st = steps[k];

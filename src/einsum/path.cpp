@@ -1,10 +1,15 @@
-// Contraction-path search: optimal (dynamic programming over subsets), greedy, sequential.
+// Contraction-path search: optimal (dynamic programming over subsets), sequential, and the
+// dispatch to the searches of path_search.hpp (greedy, random_greedy, hyper).
 #include "einsum/path.hpp"
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
+#include <cmath>
 #include <limits>
 #include <string>
+
+#include "einsum/path_search.hpp"
 
 namespace tenferro::detail::einsum {
 namespace {
@@ -115,68 +120,6 @@ Pairs optimal_pairs(const PathProblem& p, const EinsumOptions& o) {
   return pairs;
 }
 
-// Pairwise greedy: connected pairs first, then the smallest metric (size change or flops).
-Pairs greedy_pairs(const PathProblem& p, const EinsumOptions& o, bool by_flops) {
-  const std::size_t nl = p.size.size();
-  struct Item {
-    int id;
-    LabelSet set;
-    double size;
-  };
-  std::vector<Item> items;
-  SmallVector<std::int32_t, 16> count(nl, 0);
-  for (std::size_t k = 0; k < p.operands.size(); ++k) {
-    LabelSet s = set_of(p.operands[k], nl);
-    items.push_back({static_cast<int>(k), s, s.volume(p.size)});
-    for (Label l : p.operands[k]) ++count[static_cast<std::size_t>(l)];
-  }
-  for (Label l : p.output) ++count[static_cast<std::size_t>(l)];
-  Pairs pairs;
-  int next = static_cast<int>(items.size());
-  while (items.size() > 1) {
-    const bool last = items.size() == 2;
-    std::size_t bi = 0, bj = 0;
-    bool found = false;
-    double best[3] = {kInf, kInf, kInf};
-    LabelSet best_set(nl);
-    for (std::size_t i = 0; i < items.size(); ++i)
-      for (std::size_t j = i + 1; j < items.size(); ++j) {
-        const LabelSet& x = items[i].set;
-        const LabelSet& y = items[j].set;
-        LabelSet r(nl);
-        const LabelSet u = x | y;
-        for (std::size_t w = 0; w < u.w.size(); ++w)
-          for (std::uint64_t bits = u.w[w]; bits; bits &= bits - 1) {
-            const auto l =
-                static_cast<Label>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-            if (count[static_cast<std::size_t>(l)] - x.has(l) - y.has(l) > 0) r.add(l);
-          }
-        const double size = r.volume(p.size);
-        if (over_limit(size, last, o)) continue;
-        const double flops = step_flops(x, y, r, p.size);
-        const double key[3] = {(x & y).empty() ? 1.0 : 0.0,
-                               by_flops ? flops : size - items[i].size - items[j].size, flops};
-        if (std::lexicographical_compare(key, key + 3, best, best + 3)) {
-          std::copy(key, key + 3, best);
-          bi = i;
-          bj = j;
-          best_set = r;
-          found = true;
-        }
-      }
-    if (!found) memory_error(o);
-    for (std::size_t w = 0; w < nl; ++w) {
-      const auto l = static_cast<Label>(w);
-      count[w] += best_set.has(l) - items[bi].set.has(l) - items[bj].set.has(l);
-    }
-    pairs.emplace_back(items[bi].id, items[bj].id);
-    const double size = best_set.volume(p.size);
-    items.erase(items.begin() + static_cast<std::ptrdiff_t>(bj));
-    items[bi] = {next++, best_set, size};
-  }
-  return pairs;
-}
-
 Pairs sequential_pairs(int n) {
   Pairs pairs;
   for (int k = 1; k < n; ++k) pairs.emplace_back(k == 1 ? 0 : n + k - 2, k);
@@ -221,6 +164,7 @@ RawPath evaluate_pairs(const PathProblem& p, std::span<const std::pair<int, int>
     s.size = rs.volume(p.size);
     r.flops += s.flops;
     r.largest = std::max(r.largest, s.size);
+    r.write += s.size;
     lists.push_back(s.result);
     r.steps.push_back(std::move(s));
   }
@@ -234,6 +178,8 @@ void check_options(const EinsumOptions& o) {
     case EinsumStrategy::optimal:
     case EinsumStrategy::greedy:
     case EinsumStrategy::sequential:
+    case EinsumStrategy::random_greedy:
+    case EinsumStrategy::hyper:
       break;
     case EinsumStrategy::given:
       if (o.path.empty())
@@ -245,8 +191,35 @@ void check_options(const EinsumOptions& o) {
       throw Error(ErrorKind::InvalidArgument,
                   "einsum: EinsumOptions::strategy has value " +
                       std::to_string(static_cast<int>(o.strategy)) +
-                      "; expected automatic, optimal, greedy, sequential or given");
+                      "; expected automatic, optimal, greedy, sequential, given, random_greedy "
+                      "or hyper");
   }
+  switch (o.objective) {
+    case PathObjective::flops:
+    case PathObjective::size:
+    case PathObjective::combo:
+      break;
+    default:
+      throw Error(ErrorKind::InvalidArgument, "einsum: EinsumOptions::objective has value " +
+                                                  std::to_string(static_cast<int>(o.objective)) +
+                                                  "; expected flops, size or combo");
+  }
+  auto check_number = [](double v, const char* name) {
+    if (!(v >= 0) || !std::isfinite(v))
+      throw Error(ErrorKind::InvalidArgument, std::string("einsum: EinsumOptions::") + name +
+                                                  " is " + std::to_string(v) +
+                                                  "; expected a finite number >= 0");
+  };
+  check_number(o.combo_factor, "combo_factor");
+  check_number(o.time_budget, "time_budget");
+  auto check_count = [](int v, const char* name) {
+    if (v < 0)
+      throw Error(ErrorKind::InvalidArgument, std::string("einsum: EinsumOptions::") + name +
+                                                  " is " + std::to_string(v) +
+                                                  "; expected >= 0 (0 for the default)");
+  };
+  check_count(o.trials, "trials");
+  check_count(o.threads, "threads");
   if (o.optimal_limit < 0)
     throw Error(ErrorKind::InvalidArgument, "einsum: EinsumOptions::optimal_limit is " +
                                                 std::to_string(o.optimal_limit) +
@@ -287,7 +260,57 @@ void check_given_path(const Pairs& pairs, int n) {
 
 }  // namespace
 
+namespace {
+
+/// automatic refines greedy over subtrees of this many leaves (3^6 splits a node: milliseconds
+/// for a thousand operands).
+constexpr int kAutomaticReconfigureLeaves = 6;
+
+search::Objective objective_of(const EinsumOptions& o) {
+  search::Objective obj;
+  obj.kind = o.objective;
+  obj.combo_factor = o.combo_factor;
+  obj.limit = o.memory_limit > 0 && std::isfinite(o.memory_limit) ? o.memory_limit : 0;
+  return obj;
+}
+
+search::Score score_of(const RawPath& r) { return {r.flops, r.largest, r.write}; }
+
+// The greedy strategy (and automatic above the optimal limit, refined when `refine_leaves` > 0):
+// the best feasible candidate by the objective.
+RawPath greedy_path(const PathProblem& p, const EinsumOptions& o, int refine_leaves) {
+  const search::Objective obj = objective_of(o);
+  const search::Net net(p);
+  RawPath best;
+  bool have = false;
+  for (const Pairs& pairs : search::greedy_candidates(net, obj.limit)) {
+    RawPath r = evaluate_pairs(p, pairs);
+    if (!within_limit(r, o)) continue;
+    if (!have || obj.better(score_of(r), score_of(best))) best = std::move(r);
+    have = true;
+  }
+  if (!have) memory_error(o);
+  if (refine_leaves > 0) {
+    Pairs pairs;
+    for (const RawStep& s : best.steps) pairs.emplace_back(s.lhs, s.rhs);
+    RawPath r = evaluate_pairs(p, search::refine_pairs(p, pairs, obj, refine_leaves));
+    if (within_limit(r, o) && obj.better(score_of(r), score_of(best))) best = std::move(r);
+  }
+  return best;
+}
+
+}  // namespace
+
+RawPath find_path_untimed(const PathProblem& p, const EinsumOptions& o);
+
 RawPath find_path(const PathProblem& p, const EinsumOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  RawPath r = find_path_untimed(p, o);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+RawPath find_path_untimed(const PathProblem& p, const EinsumOptions& o) {
   check_options(o);
   const int n = static_cast<int>(p.operands.size());
   if (!o.path.empty()) {
@@ -306,9 +329,8 @@ RawPath find_path(const PathProblem& p, const EinsumOptions& o) {
     return given;
   }
   EinsumStrategy strategy = o.strategy;
-  if (strategy == EinsumStrategy::automatic)
-    strategy = n <= std::min(o.optimal_limit, kMaxOptimalOperands) ? EinsumStrategy::optimal
-                                                                   : EinsumStrategy::greedy;
+  if (strategy == EinsumStrategy::automatic && n <= std::min(o.optimal_limit, kMaxOptimalOperands))
+    strategy = EinsumStrategy::optimal;
   if (strategy == EinsumStrategy::optimal && n > kMaxOptimalOperands)
     throw Error(ErrorKind::InvalidArgument,
                 "einsum: optimal path search supports at most " +
@@ -320,22 +342,14 @@ RawPath find_path(const PathProblem& p, const EinsumOptions& o) {
     if (!within_limit(best, o)) memory_error(o);
   } else if (strategy == EinsumStrategy::optimal) {
     best = evaluate_pairs(p, optimal_pairs(p, o));
+  } else if (strategy == EinsumStrategy::greedy) {
+    best = greedy_path(p, o, 0);
+  } else if (strategy == EinsumStrategy::automatic) {
+    best = greedy_path(p, o, kAutomaticReconfigureLeaves);
+    strategy = EinsumStrategy::greedy;
   } else {
-    bool have = false;
-    auto consider = [&](RawPath r) {
-      if (!within_limit(r, o)) return;
-      if (!have || r.flops < best.flops) best = std::move(r);
-      have = true;
-    };
-    for (bool by_flops : {false, true}) {
-      try {
-        consider(evaluate_pairs(p, greedy_pairs(p, o, by_flops)));
-      } catch (const Error&) {
-        // An infeasible heuristic is just not a candidate.
-      }
-    }
-    consider(evaluate_pairs(p, sequential_pairs(n)));
-    if (!have) memory_error(o);
+    best = search::hyper_search(p, o, strategy);
+    if (best.steps.empty()) memory_error(o);
   }
   best.strategy = strategy;
   return best;

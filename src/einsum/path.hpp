@@ -37,6 +37,11 @@ struct RawPath {
   std::vector<RawStep> steps;
   double flops = 0;
   double largest = 0;
+  /// Sum of the step results' sizes.
+  double write = 0;
+  /// Trials the search ran (random_greedy, hyper), else 1; wall-clock seconds of find_path.
+  int trials = 1;
+  double seconds = 0;
 };
 
 /// Largest operand count accepted by the optimal strategy.
@@ -44,6 +49,7 @@ inline constexpr int kMaxOptimalOperands = 16;
 
 /// Finds a path for `p` (Note [Einsum cost model]). Throws InvalidArgument when the memory limit
 /// cannot be met or optimal search is asked for more than kMaxOptimalOperands operands.
+/// Strategies greedy, random_greedy and hyper are in path_search.hpp.
 RawPath find_path(const PathProblem& p, const EinsumOptions& options);
 
 /// Costs and result labels of a given sequence of pairs (ids as in EinsumStep).

@@ -193,6 +193,13 @@ EinsumProgram lower_einsum(const einsum::Network& net, std::span<const einsum::S
   }
   path.flops = raw.flops;
   path.largest_intermediate = raw.largest;
+  path.total_write = raw.write;
+  path.search_seconds = raw.seconds;
+  path.trials = raw.trials;
+  const bool searched = raw.strategy == EinsumStrategy::greedy ||
+                        raw.strategy == EinsumStrategy::random_greedy ||
+                        raw.strategy == EinsumStrategy::hyper;
+  path.objective = searched ? options.objective : PathObjective::flops;
   double volume = 1;
   bool summed = false;
   for (Label l = 0; l < net.num_labels; ++l) {

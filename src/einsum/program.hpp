@@ -54,8 +54,11 @@ struct EinsumProgram {
 
 /// A count or cost as the printed paths and plans show it ("%.4g").
 std::string number(double v);
-/// "automatic", "optimal", "greedy", "sequential", "given" ("?" outside the enumerators).
+/// "automatic", "optimal", "greedy", "sequential", "given", "random_greedy", "hyper" ("?" outside
+/// the enumerators).
 const char* strategy_name(EinsumStrategy s);
+/// "flops", "size", "combo" ("?" outside the enumerators).
+const char* objective_name(PathObjective o);
 
 /// Builds the program for a bound network (Note [Einsum lowering]).
 EinsumProgram lower_einsum(const einsum::Network& net, std::span<const einsum::Shape> shapes,

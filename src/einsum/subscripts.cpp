@@ -186,11 +186,18 @@ Network bind_shapes(const Subscripts& s, std::span<const Shape> shapes) {
   // most INT64_MAX (as Tensor checks; einsum_path and prepare_einsum take bare shapes).
   for (std::size_t k = 0; k < n; ++k) {
     std::int64_t numel = 1;
-    for (std::int64_t d : shapes[k]) {
+    for (std::size_t a = 0; a < shapes[k].size(); ++a) {
+      const std::int64_t d = shapes[k][a];
+      // The integer form names the label of a negative axis (the spec form's '...' may shift it).
+      const bool named = s.integer_form && a < s.inputs[k].labels.size();
+      const std::string where =
+          "; axis " + std::to_string(a) +
+          (named ? " (label " + std::to_string(s.inputs[k].labels[a]) + ")" : std::string()) +
+          " has size " + std::to_string(d) + ", expected every dimension >= 0";
       if (d < 0 || (d > 0 && __builtin_mul_overflow(numel, d, &numel)))
         throw Error(ErrorKind::InvalidArgument,
                     "einsum: operand " + std::to_string(k) + " has shape " + shape_text(shapes[k]) +
-                        (d < 0 ? "; expected every dimension >= 0"
+                        (d < 0 ? where
                                : ", more elements than fit in int64; expected at most " +
                                      std::to_string(std::numeric_limits<std::int64_t>::max())));
     }
