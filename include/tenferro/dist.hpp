@@ -10,6 +10,8 @@
 //     dist::SliceOptions opt{.memory_limit = 1 << 20, .min_slices = comm.size()};
 //     Tensor z = dist::sliced_einsum(comm, "ab,bc,cd,da->", {a, b, c, d}, opt);
 //     ValueAndGrad g = dist::sliced_value_and_grad(comm, "ab,bc,cd,da->", {a, b, c, d}, {}, opt);
+//     Tensor y = dist::sliced_einsum(comm, {a, b, c, d},              // integer labels
+//                                    {{0, 1}, {1, 2}, {2, 3}, {3, 0}}, {}, opt);
 //   }
 //   // mpirun -n 4 ./program
 //
@@ -27,11 +29,11 @@
 // Errors: every collective operation here is collective -- every rank of the communicator must
 // call it, in the same order. Before any data moves, the ranks agree (Note [Rank agreement] in
 // src/dist/agree.hpp): a rank whose arguments are invalid, or ranks whose shapes, dtypes, specs
-// or options differ, make EVERY rank throw the same tenferro::Error (same kind, same message,
-// naming the ranks and what differs) instead of hanging in or corrupting a collective. That costs
-// one small allreduce per call; CommOptions::check_agreement = false skips it for collectives
-// (then a local error throws on its rank only, and mismatched calls are MPI's undefined
-// behaviour). MPI failures are Error{BackendFailure} with MPI's error string.
+// (or integer labels) or options differ, make EVERY rank throw the same tenferro::Error (same kind,
+// same message, naming the ranks and what differs) instead of hanging in or corrupting a
+// collective. That costs one small allreduce per call; CommOptions::check_agreement = false skips
+// it for collectives (then a local error throws on its rank only, and mismatched calls are MPI's
+// undefined behaviour). MPI failures are Error{BackendFailure} with MPI's error string.
 #pragma once
 
 #include <mpi.h>
@@ -41,6 +43,7 @@
 #include <span>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "tenferro/autodiff.hpp"
 #include "tenferro/slicing.hpp"
@@ -163,7 +166,8 @@ using tenferro::SlicedLabel;
 using tenferro::SliceOptions;
 using tenferro::SlicePlan;
 /// The plan every rank computes (deterministically) for a sliced contraction
-/// (tenferro/slicing.hpp). For work on every rank, ask for SliceOptions::min_slices = comm.size().
+/// (tenferro/slicing.hpp; both forms, spec or integer labels). For work on every rank, ask for
+/// SliceOptions::min_slices = comm.size().
 using tenferro::slice_plan;
 
 /// The slices [first, last) that rank `rank` of `ranks` contracts: contiguous blocks in slice
@@ -174,8 +178,12 @@ std::pair<std::int64_t, std::int64_t> owned_slices(const SlicePlan& plan, int ra
 /// its own slices (owned_slices) with one prepared einsum inside one execution scope of its
 /// current backend, and one allreduce sums the ranks' parts. Every rank must pass the same spec,
 /// shapes, dtypes and options (checked up front: the same Error on every rank otherwise) and the
-/// same operand values (not checked). Returns the same tensor on every rank, equal to einsum to
-/// rounding for any number of ranks, including ranks that get no slice. Errors as
+/// same operand values (not checked). The plans themselves (path and slicing) are compared too:
+/// a random_greedy or hyper search that stops on its time budget (EinsumOptions::trials 0, or too
+/// short a budget) may plan differently on different ranks, and then every rank throws
+/// InvalidArgument ("the slice plan") instead of adding up slices of different slicings; give
+/// trials and a budget long enough for them. Returns the same tensor on every rank, equal to
+/// einsum to rounding for any number of ranks, including ranks that get no slice. Errors as
 /// tenferro::sliced_einsum, on every rank.
 Tensor sliced_einsum(const Comm& comm, std::string_view spec, std::span<const Tensor> operands,
                      const SliceOptions& options = {});
@@ -184,6 +192,17 @@ inline Tensor sliced_einsum(const Comm& comm, std::string_view spec,
                             const SliceOptions& options = {}) {
   return sliced_einsum(comm, spec, std::span<const Tensor>(operands.begin(), operands.size()),
                        options);
+}
+/// Integer-label form: einsum(operands, labels, output) over the ranks (as
+/// tenferro::sliced_einsum's integer form). The ranks must pass equal labels and output too.
+Tensor sliced_einsum(const Comm& comm, std::span<const Tensor> operands,
+                     const std::vector<EinsumLabels>& labels, const EinsumLabels& output,
+                     const SliceOptions& options = {});
+inline Tensor sliced_einsum(const Comm& comm, std::initializer_list<Tensor> operands,
+                            const std::vector<EinsumLabels>& labels, const EinsumLabels& output,
+                            const SliceOptions& options = {}) {
+  return sliced_einsum(comm, std::span<const Tensor>(operands.begin(), operands.size()), labels,
+                       output, options);
 }
 
 /// tenferro::sliced_value_and_grad over the ranks: the forward slices are spread and summed as
@@ -199,6 +218,18 @@ inline ValueAndGrad sliced_value_and_grad(const Comm& comm, std::string_view spe
                                           const ScalarFn& loss, const SliceOptions& options = {}) {
   return sliced_value_and_grad(
       comm, spec, std::span<const Tensor>(operands.begin(), operands.size()), loss, options);
+}
+/// Integer-label form of dist::sliced_value_and_grad.
+ValueAndGrad sliced_value_and_grad(const Comm& comm, std::span<const Tensor> operands,
+                                   const std::vector<EinsumLabels>& labels,
+                                   const EinsumLabels& output, const ScalarFn& loss,
+                                   const SliceOptions& options = {});
+inline ValueAndGrad sliced_value_and_grad(const Comm& comm, std::initializer_list<Tensor> operands,
+                                          const std::vector<EinsumLabels>& labels,
+                                          const EinsumLabels& output, const ScalarFn& loss,
+                                          const SliceOptions& options = {}) {
+  return sliced_value_and_grad(comm, std::span<const Tensor>(operands.begin(), operands.size()),
+                               labels, output, loss, options);
 }
 
 }  // namespace tenferro::dist

@@ -6,6 +6,11 @@
 //   Tensor r = sliced_einsum("ab,bc,cd,da->", {a, b, c, d}, {.memory_limit = 1 << 20});
 //   ValueAndGrad g = sliced_value_and_grad("ab,bc,cd,da->", {a, b, c, d}, {}, options);
 //
+//   // Integer labels (no alphabet limit), as einsum(operands, labels, output):
+//   const std::vector<EinsumLabels> ring{{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+//   SlicePlan q = slice_plan(ring, {}, shapes, {.memory_limit = 1 << 20});
+//   Tensor s = sliced_einsum({a, b, c, d}, ring, {}, {.memory_limit = 1 << 20});
+//
 // The standard remedy when a contraction's intermediates do not fit in memory: cut a few labels
 // into equal chunks, contract every combination of chunks (a *slice*) independently with the
 // same path, and add the slices' results. A summed label's slices add up to the full sum; an
@@ -13,11 +18,14 @@
 // slice has the same operand shapes, so one prepared einsum serves all of them, and slices are
 // independent, so they can be spread over processes (tenferro/dist.hpp runs them over MPI).
 //
-// Errors (tenferro::Error, nothing computed unless said otherwise): as einsum for the spec and
-// shapes; InvalidArgument for invalid SliceOptions and for a memory_limit that no slicing can
-// meet (the message names the result that stays too large and why its labels cannot be cut
-// further).
-// See docs/distributed.md.
+// Every function takes the contraction in either of einsum's forms: a spec string, or integer
+// labels (one list per operand, any values >= 0) with an explicit output list. Both forms run the
+// same code; only the labels' names differ (SlicedLabel::id and ::name).
+//
+// Errors (tenferro::Error, nothing computed unless said otherwise): as einsum for the spec (or
+// the integer labels) and shapes; InvalidArgument for invalid SliceOptions and for a memory_limit
+// that no slicing can meet (the message names the result that stays too large and why its labels
+// cannot be cut further). See docs/distributed.md.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +66,13 @@ struct SliceOptions {
 
 /// One sliced label: cut into `chunks` equal pieces of `size / chunks` elements.
 struct SlicedLabel {
-  /// The label's letter in the spec.
+  /// The label's letter in the spec form; 0 in the integer-label form.
   char label = 0;
+  /// The label itself: the integer label in the integer-label form, the letter's character code
+  /// (e.g. 'b' = 98) in the spec form.
+  std::int64_t id = 0;
+  /// The label as text: the letter ("b"), or the integer label ("1007").
+  std::string name;
   /// Its full extent.
   std::int64_t size = 0;
   /// Pieces it is cut into (a divisor of size, > 1).
@@ -75,20 +88,24 @@ struct SlicedLabel {
 /// How a contraction is sliced, and what it costs. Printable with to_string(). A plain value:
 /// copyable, and safe to read from several threads.
 struct SlicePlan {
-  /// The spec with its output made explicit, e.g. "ab,bc->ac".
+  /// The spec with its output made explicit, e.g. "ab,bc->ac" (as EinsumPath::subscripts; in the
+  /// integer-label form the labels are printed as generated names: letters, then "{k}").
   std::string subscripts;
   /// Operand shapes (unsliced) and the result's shape.
   std::vector<Dims> shapes;
   Dims output_shape;
-  /// The sliced labels, in order of first appearance in the spec. Slice k's piece of each label
-  /// is k's digit in the mixed radix of the labels' chunk counts (the last label varies fastest).
+  /// The sliced labels, in order of first appearance in the spec (in the operands' label lists).
+  /// Slice k's piece of each label is k's digit in the mixed radix of the labels' chunk counts
+  /// (the last label varies fastest).
   std::vector<SlicedLabel> sliced;
   /// Number of slices: the product of the chunk counts (1: nothing sliced).
   std::int64_t slices = 1;
   /// Operand shapes of one slice, and the shape of one slice's result.
   std::vector<Dims> slice_shapes;
   Dims slice_output_shape;
-  /// One slice's contraction path: the unsliced contraction's pairs (strategy `given`). Pass
+  /// One slice's contraction path (reported with strategy `given`): the unsliced contraction's
+  /// pairs for a fixed path (optimal, sequential, an explicit EinsumOptions::path), else the tree
+  /// the search re-optimised for the sliced sizes (see slice_plan). Pass
   /// EinsumOptions{.path = pairs} to prepare_einsum for slice_shapes to get the same plan.
   EinsumPath path;
   std::vector<std::pair<int, int>> pairs;
@@ -118,20 +135,36 @@ struct SlicePlan {
   /// The block of a tensor shaped like the output that slice k produces (a view); the tensor
   /// itself when no output label is sliced. ShapeMismatch for another shape.
   Tensor output_block(const Tensor& output, std::int64_t k) const;
-  /// A multi-line summary: spec, sliced labels, slices, peak vs limit, flops and overhead, and
-  /// one slice's path.
+  /// A multi-line summary: spec, sliced labels (by name; an integer label also with its generated
+  /// name in the subscripts, "1007 as c"), slices, peak vs limit, flops and overhead, and one
+  /// slice's path.
   std::string to_string() const;
 };
 
 /// Chooses the labels to slice so that the largest result of one slice's contraction fits
-/// options.memory_limit, with as few slices as a greedy search finds: while a result is too
-/// large, cut the label (or cut a label finer, into the next divisor of its size) that removes
-/// the most excess size of the too-large results per factor of slices, then undo any cut the
-/// limit no longer needs. Then, while there are fewer than min_slices, cut where the added flops
-/// are smallest. Labels of '...' dimensions are never sliced; output labels only with
-/// slice_output. Deterministic: equal arguments give equal plans on every machine.
+/// options.memory_limit. Slicing a fixed tree cuts what that tree happened to make large, so for
+/// the strategies that search beyond the exact optimum (automatic and greedy above
+/// EinsumOptions::optimal_limit operands, random_greedy, hyper) the search interleaves the two:
+/// while a result is too large, cut the label of a too-large result whose cut gives the fewest
+/// total flops (one slice's flops times the slices), then re-optimise the tree for the sliced
+/// sizes by subtree reconfiguration (6-leaf subtrees for automatic and greedy; 8-leaf ones
+/// within EinsumOptions::time_budget for random_greedy and hyper), whose new intermediates must
+/// fit the limit. (On a 6x20 grid at 1/64 of the unsliced peak: 8192 slices and 2.7e8 flops,
+/// against 8.4e6 slices and 2.1e11 flops for slicing greedy's tree as it is.) Then, on the final
+/// tree (and alone for optimal, sequential and explicit paths), a greedy pass: while a result is
+/// too large, cut the label (or cut a label finer, into the next divisor of its size) that removes
+/// the most excess size of the too-large results per factor of slices; undo any cut the limit no
+/// longer needs; while there are fewer than min_slices, cut where the added flops are smallest.
+/// Labels of '...' dimensions are never sliced; output labels only with slice_output.
+/// Deterministic: equal arguments give equal plans on every machine, except random_greedy and
+/// hyper when their search stops on the time budget (see EinsumOptions::trials).
 SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
                      const SliceOptions& options = {});
+/// Integer-label form: operand k's axes carry labels[k], the output has `output`'s labels (as
+/// einsum(operands, labels, output)). The same search; labels are candidates in order of first
+/// appearance in `labels`.
+SlicePlan slice_plan(const std::vector<EinsumLabels>& labels, const EinsumLabels& output,
+                     const std::vector<Dims>& shapes, const SliceOptions& options = {});
 
 /// einsum(spec, operands) computed slice by slice under slice_plan(spec, shapes, options): one
 /// prepared einsum for all slices, inside one execution scope of the current backend (or the
@@ -144,6 +177,16 @@ Tensor sliced_einsum(std::string_view spec, std::span<const Tensor> operands,
 inline Tensor sliced_einsum(std::string_view spec, std::initializer_list<Tensor> operands,
                             const SliceOptions& options = {}) {
   return sliced_einsum(spec, std::span<const Tensor>(operands.begin(), operands.size()), options);
+}
+/// Integer-label form: einsum(operands, labels, output) computed slice by slice under
+/// slice_plan(labels, output, shapes, options).
+Tensor sliced_einsum(std::span<const Tensor> operands, const std::vector<EinsumLabels>& labels,
+                     const EinsumLabels& output, const SliceOptions& options = {});
+inline Tensor sliced_einsum(std::initializer_list<Tensor> operands,
+                            const std::vector<EinsumLabels>& labels, const EinsumLabels& output,
+                            const SliceOptions& options = {}) {
+  return sliced_einsum(std::span<const Tensor>(operands.begin(), operands.size()), labels, output,
+                       options);
 }
 
 /// For a scalar loss of the contraction's output: value = loss(einsum(spec, operands)) and the
@@ -167,6 +210,18 @@ inline ValueAndGrad sliced_value_and_grad(std::string_view spec,
                                           const ScalarFn& loss, const SliceOptions& options = {}) {
   return sliced_value_and_grad(spec, std::span<const Tensor>(operands.begin(), operands.size()),
                                loss, options);
+}
+/// Integer-label form: value and gradients of loss(einsum(operands, labels, output)).
+ValueAndGrad sliced_value_and_grad(std::span<const Tensor> operands,
+                                   const std::vector<EinsumLabels>& labels,
+                                   const EinsumLabels& output, const ScalarFn& loss,
+                                   const SliceOptions& options = {});
+inline ValueAndGrad sliced_value_and_grad(std::initializer_list<Tensor> operands,
+                                          const std::vector<EinsumLabels>& labels,
+                                          const EinsumLabels& output, const ScalarFn& loss,
+                                          const SliceOptions& options = {}) {
+  return sliced_value_and_grad(std::span<const Tensor>(operands.begin(), operands.size()), labels,
+                               output, loss, options);
 }
 
 }  // namespace tenferro

@@ -67,22 +67,38 @@ std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t count, int rank, 
   return {first, first + base + (r < extra ? 1 : 0)};
 }
 
+einsum::Subscripts SliceSpec::parse() const {
+  return labels ? einsum::integer_subscripts(*labels, output) : einsum::parse_subscripts(spec);
+}
+
+EinsumPlan SliceSpec::prepare(const std::vector<Dims>& shapes, const std::vector<DType>& dtypes,
+                              const EinsumOptions& options) const {
+  return labels ? prepare_einsum(*labels, *output, shapes, dtypes, options)
+                : prepare_einsum(spec, shapes, dtypes, options);
+}
+
 namespace {
 std::vector<Dims> shapes_of(std::span<const Tensor> operands) {
   std::vector<Dims> shapes;
   for (const Tensor& t : operands) shapes.push_back(t.shape());
   return shapes;
 }
+
+SlicePlan checked_plan(const SliceSpec& spec, std::span<const Tensor> operands,
+                       const SliceOptions& options) {
+  check_slice_options(options);
+  return slice_plan_impl(spec.parse(), shapes_of(operands), options);
+}
 }  // namespace
 
-SlicedContraction::SlicedContraction(std::string_view spec, std::span<const Tensor> operands,
+SlicedContraction::SlicedContraction(const SliceSpec& spec, std::span<const Tensor> operands,
                                      const SliceOptions& options, bool differentiating)
-    : plan_(slice_plan(spec, shapes_of(operands), options)) {
+    : plan_(checked_plan(spec, operands, options)) {
   std::vector<DType> dtypes;
   for (const Tensor& t : operands) dtypes.push_back(t.dtype());
   EinsumOptions along_plan = options.einsum;
   along_plan.path = plan_.pairs;
-  einsum_ = prepare_einsum(spec, plan_.slice_shapes, dtypes, along_plan);
+  einsum_ = spec.prepare(plan_.slice_shapes, dtypes, along_plan);
   if (!differentiating) return;
   std::vector<ValueSpec> specs;
   for (std::size_t k = 0; k < operands.size(); ++k)
@@ -138,7 +154,7 @@ std::pair<Tensor, Tensor> loss_and_cotangent(const char* op, const ScalarFn& los
   }
 }
 
-SlicedContraction SlicedContraction::prepare(const char* op, std::string_view spec,
+SlicedContraction SlicedContraction::prepare(const char* op, const SliceSpec& spec,
                                              std::span<const Tensor> operands,
                                              const SliceOptions& options, bool differentiating) {
   try {
@@ -148,23 +164,48 @@ SlicedContraction SlicedContraction::prepare(const char* op, std::string_view sp
   }
 }
 
+namespace {
+
+Tensor run_sliced_einsum(const SliceSpec& spec, std::span<const Tensor> operands,
+                         const SliceOptions& options) {
+  const std::vector<Tensor> in = sliced_inputs(operands, "sliced_einsum", false);
+  const auto sc = SlicedContraction::prepare("sliced_einsum", spec, in, options, false);
+  return sc.contract(in, 0, sc.plan().slices);
+}
+
+ValueAndGrad run_sliced_value_and_grad(const SliceSpec& spec, std::span<const Tensor> operands,
+                                       const ScalarFn& loss, const SliceOptions& options) {
+  const std::vector<Tensor> in = sliced_inputs(operands, "sliced_value_and_grad", true);
+  const auto sc = SlicedContraction::prepare("sliced_value_and_grad", spec, in, options, true);
+  const Tensor c = sc.contract(in, 0, sc.plan().slices);
+  auto [value, cotangent] = loss_and_cotangent("sliced_value_and_grad", loss, c);
+  return ValueAndGrad{std::move(value), sc.pullback(in, cotangent, 0, sc.plan().slices)};
+}
+
+}  // namespace
 }  // namespace detail
 
 Tensor sliced_einsum(std::string_view spec, std::span<const Tensor> operands,
                      const SliceOptions& options) {
-  const std::vector<Tensor> in = detail::sliced_inputs(operands, "sliced_einsum", false);
-  const auto sc = detail::SlicedContraction::prepare("sliced_einsum", spec, in, options, false);
-  return sc.contract(in, 0, sc.plan().slices);
+  return detail::run_sliced_einsum({.spec = spec}, operands, options);
+}
+
+Tensor sliced_einsum(std::span<const Tensor> operands, const std::vector<EinsumLabels>& labels,
+                     const EinsumLabels& output, const SliceOptions& options) {
+  return detail::run_sliced_einsum({.labels = &labels, .output = &output}, operands, options);
 }
 
 ValueAndGrad sliced_value_and_grad(std::string_view spec, std::span<const Tensor> operands,
                                    const ScalarFn& loss, const SliceOptions& options) {
-  const std::vector<Tensor> in = detail::sliced_inputs(operands, "sliced_value_and_grad", true);
-  const auto sc =
-      detail::SlicedContraction::prepare("sliced_value_and_grad", spec, in, options, true);
-  const Tensor c = sc.contract(in, 0, sc.plan().slices);
-  auto [value, cotangent] = detail::loss_and_cotangent("sliced_value_and_grad", loss, c);
-  return ValueAndGrad{std::move(value), sc.pullback(in, cotangent, 0, sc.plan().slices)};
+  return detail::run_sliced_value_and_grad({.spec = spec}, operands, loss, options);
+}
+
+ValueAndGrad sliced_value_and_grad(std::span<const Tensor> operands,
+                                   const std::vector<EinsumLabels>& labels,
+                                   const EinsumLabels& output, const ScalarFn& loss,
+                                   const SliceOptions& options) {
+  return detail::run_sliced_value_and_grad({.labels = &labels, .output = &output}, operands, loss,
+                                           options);
 }
 
 }  // namespace tenferro

@@ -19,10 +19,34 @@
 #include <utility>
 #include <vector>
 
+#include "einsum/subscripts.hpp"
 #include "tenferro/slicing.hpp"
 #include "tenferro/trace.hpp"
 
 namespace tenferro::detail {
+
+/// slice_plan's checks of SliceOptions (InvalidArgument, messages starting "slice_plan: ").
+void check_slice_options(const SliceOptions& options);
+
+/// slice_plan for parsed subscripts of either form, with options already checked: the one
+/// implementation behind both public slice_plan forms and the sliced calls (Note [Slice search]
+/// in slicing.cpp). Throws as einsum does for the shapes, and as slice_plan for the limit.
+SlicePlan slice_plan_impl(const einsum::Subscripts& subs, const std::vector<Dims>& shapes,
+                          const SliceOptions& options);
+
+/// A contraction as the caller of a sliced op wrote it: a spec string, or (`labels` set) integer
+/// labels with an explicit output. Views: the strings and lists must outlive it.
+struct SliceSpec {
+  std::string_view spec = {};
+  const std::vector<EinsumLabels>* labels = nullptr;
+  const EinsumLabels* output = nullptr;
+
+  /// The parsed subscripts (throws as einsum does).
+  einsum::Subscripts parse() const;
+  /// prepare_einsum of this contraction.
+  EinsumPlan prepare(const std::vector<Dims>& shapes, const std::vector<DType>& dtypes,
+                     const EinsumOptions& options) const;
+};
 
 /// What an op outside the catalog (sliced contractions, tenferro::dist's collectives) would
 /// have to record for `t` and cannot: a trace, a forward-mode tangent, or -- with grad mode on --
@@ -44,10 +68,10 @@ std::pair<std::int64_t, std::int64_t> slice_range(std::int64_t count, int rank, 
 /// A prepared sliced contraction (Note [Sliced execution]). Immutable after construction.
 class SlicedContraction {
  public:
-  /// Plans and prepares `spec` for `operands` (already checked by sliced_inputs). With
-  /// `differentiating`, also traces and prepares the VJP program of one slice on the current
+  /// Plans and prepares `spec` (either form) for `operands` (already checked by sliced_inputs).
+  /// With `differentiating`, also traces and prepares the VJP program of one slice on the current
   /// backend. Errors are tenferro::Error with messages that start with `op`.
-  static SlicedContraction prepare(const char* op, std::string_view spec,
+  static SlicedContraction prepare(const char* op, const SliceSpec& spec,
                                    std::span<const Tensor> operands, const SliceOptions& options,
                                    bool differentiating);
 
@@ -64,7 +88,7 @@ class SlicedContraction {
                                std::int64_t first, std::int64_t last) const;
 
  private:
-  SlicedContraction(std::string_view spec, std::span<const Tensor> operands,
+  SlicedContraction(const SliceSpec& spec, std::span<const Tensor> operands,
                     const SliceOptions& options, bool differentiating);
   SlicePlan plan_;
   EinsumPlan einsum_;

@@ -16,8 +16,10 @@
 //     count that keeps every result within the limit.
 //  3. While there are fewer than min_slices slices, cut a label to its next divisor where the
 //     total flops grow least.
-// Only letter labels are cut (never '...' dimensions), output labels only with slice_output.
-// Pieces are equal (chunk counts divide sizes), so one prepared einsum serves every slice.
+// Only named labels are cut (letters, or the integer labels of the integer-label form; never '...'
+// dimensions), output labels only with slice_output. Pieces are equal (chunk counts divide
+// sizes), so one prepared einsum serves every slice. Both forms run slice_plan_impl on their
+// parsed subscripts.
 #include "tenferro/slicing.hpp"
 
 #include <algorithm>
@@ -25,14 +27,13 @@
 #include <limits>
 #include <numeric>
 
+#include "einsum/path_search.hpp"
 #include "einsum/program.hpp"
+#include "einsum/sliced.hpp"
 #include "tenferro/ops/structural.hpp"
 
 namespace tenferro {
 namespace detail {
-namespace {
-
-using einsum::Label;
 
 void check_slice_options(const SliceOptions& o) {
   if (!(o.memory_limit >= 0))  // also NaN
@@ -48,6 +49,10 @@ void check_slice_options(const SliceOptions& o) {
                     number(o.einsum.memory_limit) +
                     "; expected 0 (the sliced contraction's limit is SliceOptions::memory_limit)");
 }
+
+namespace {
+
+using einsum::Label;
 
 // The divisors of n greater than 1, ascending (label sizes are small enough to try them all).
 std::vector<std::int64_t> divisors(std::int64_t n) {
@@ -194,6 +199,7 @@ class Search {
   }
 
   const std::vector<std::int64_t>& chunks() const { return chunks_; }
+  void set_chunks(std::vector<std::int64_t> chunks) { chunks_ = std::move(chunks); }
 
  private:
   const einsum::Network& net_;
@@ -225,8 +231,33 @@ std::vector<Label> letters_in_spec_order(const einsum::Subscripts& subs) {
   return out;
 }
 
-[[noreturn]] void limit_error(const Search& search, const einsum::Network& net, double limit,
-                              bool slice_output) {
+// The named labels' raw ids (letter ids or integer labels), ascending: dense id l is raws[l]
+// (Note [Einsum labels]).
+std::vector<std::int64_t> sorted_raw_labels(const einsum::Subscripts& subs) {
+  std::vector<std::int64_t> raws;
+  for (const einsum::Term& t : subs.inputs)
+    for (std::int64_t r : t.labels)
+      if (r != einsum::kEllipsis) raws.push_back(r);
+  std::sort(raws.begin(), raws.end());
+  raws.erase(std::unique(raws.begin(), raws.end()), raws.end());
+  return raws;
+}
+
+// A result's labels for messages: letters as in the spec ("ac"), integer labels as written.
+std::string labels_text(const einsum::Subscripts& subs, const einsum::Network& net,
+                        const std::vector<std::int64_t>& raws, const einsum::LabelList& labels) {
+  if (!subs.integer_form) return einsum::format_term(net, labels);
+  std::string s = "labels [";
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto l = static_cast<std::size_t>(labels[i]);
+    s += (i ? ", " : "") + (l < raws.size() ? std::to_string(raws[l]) : net.names[l]);
+  }
+  return s + "]";
+}
+
+[[noreturn]] void limit_error(const Search& search, const einsum::Subscripts& subs,
+                              const einsum::Network& net, const std::vector<std::int64_t>& raws,
+                              double limit, bool slice_output) {
   const Search::Cost c = search.cost();
   const Search::Result* worst = &c.results.front();
   for (const Search::Result& r : c.results)
@@ -236,7 +267,7 @@ std::vector<Label> letters_in_spec_order(const einsum::Subscripts& subs) {
                                : "operand " + std::to_string(worst->operand) + "'s reduction";
   throw Error(ErrorKind::InvalidArgument,
               "slice_plan: no slicing brings every result within memory_limit = " + number(limit) +
-                  " elements: " + what + " (" + einsum::format_term(net, worst->labels) +
+                  " elements: " + what + " (" + labels_text(subs, net, raws, worst->labels) +
                   ") keeps " + number(worst->size) +
                   " elements with every label it can cut cut into single elements (" +
                   (slice_output ? "'...' dimensions are never cut"
@@ -264,13 +295,43 @@ std::vector<bool> summed_operands(const einsum::Network& net, const einsum::Path
 }
 
 }  // namespace
-}  // namespace detail
 
-SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
-                     const SliceOptions& options) {
-  using namespace detail;
-  check_slice_options(options);
-  const einsum::Subscripts subs = einsum::parse_subscripts(spec);
+// Note [Sliced search] for the strategies that search beyond the exact optimum: random_greedy
+// and hyper (reconfiguring 8-leaf subtrees within their time budget), and automatic and greedy
+// above EinsumOptions::optimal_limit operands (6-leaf subtrees, no clock: deterministic). Replaces
+// `pairs` with the re-optimised tree's and returns the chunk counts it cut to (empty: not used,
+// the fixed path is sliced by Search alone, as for optimal, sequential and explicit paths).
+namespace {
+std::vector<std::int64_t> interleaved_cuts(const EinsumProgram& unsliced,
+                                           const std::vector<Label>& candidates, double limit,
+                                           const EinsumOptions& o,
+                                           std::vector<std::pair<int, int>>& pairs) {
+  namespace search = einsum::search;
+  const int n = static_cast<int>(unsliced.problem.operands.size());
+  const bool randomised =
+      o.strategy == EinsumStrategy::random_greedy || o.strategy == EinsumStrategy::hyper;
+  const bool heuristic = (o.strategy == EinsumStrategy::automatic && n > o.optimal_limit) ||
+                         o.strategy == EinsumStrategy::greedy;
+  if (!o.path.empty() || !(randomised || heuristic) || !std::isfinite(limit) || n < 3) return {};
+  const search::Net net(unsliced.problem);
+  search::Tree tree = search::tree_from_pairs(net, pairs);
+  std::vector<std::int64_t> chunks;
+  auto deadline = search::Clock::time_point::max();
+  if (randomised) {
+    const double budget = o.time_budget > 0                     ? o.time_budget
+                          : o.strategy == EinsumStrategy::hyper ? 10.0
+                                                                : 1.0;
+    deadline = search::Clock::now() + std::chrono::duration_cast<search::Clock::duration>(
+                                          std::chrono::duration<double>(budget));
+  }
+  search::slice_and_reconfigure(net, tree, candidates, limit, randomised ? 8 : 6, deadline, chunks);
+  pairs = search::pairs_from_tree(tree);
+  return chunks;
+}
+}  // namespace
+
+SlicePlan slice_plan_impl(const einsum::Subscripts& subs, const std::vector<Dims>& shapes,
+                          const SliceOptions& options) {
   const einsum::Network net = einsum::bind_shapes(subs, shapes);
   const std::vector<DType> dtypes(shapes.size(), DType::f64);
   const EinsumProgram unsliced = lower_einsum(net, shapes, dtypes, options.einsum);
@@ -284,14 +345,19 @@ SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
         (options.slice_output || !in_list(net.output, l)))
       candidates.push_back(l);
 
-  Search search(net, unsliced.problem, pairs, candidates,
-                summed_operands(net, unsliced.problem, shapes));
-  const double unsliced_peak = search.cost().peak;
   const double limit = options.memory_limit > 0 && std::isfinite(options.memory_limit)
                            ? options.memory_limit
                            : std::numeric_limits<double>::infinity();
+  const std::vector<std::int64_t> start =
+      interleaved_cuts(unsliced, candidates, limit, options.einsum, pairs);
+  Search search(net, unsliced.problem, pairs, candidates,
+                summed_operands(net, unsliced.problem, shapes));
+  const Search::Cost unsliced_cost = search.cost();  // along the final pairs
+  const double unsliced_peak = unsliced_cost.peak;
+  if (!start.empty()) search.set_chunks(start);
   while (search.cost().peak > limit)
-    if (!search.cut_for_memory(limit)) limit_error(search, net, limit, options.slice_output);
+    if (!search.cut_for_memory(limit))
+      limit_error(search, subs, net, sorted_raw_labels(subs), limit, options.slice_output);
   search.undo_unneeded(limit);
   while (search.cost().slices < static_cast<double>(options.min_slices) && search.cut_for_count()) {
   }
@@ -308,11 +374,19 @@ SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
   plan.slice_shapes = shapes;
   plan.slice_output_shape = unsliced.output_shape;
   const std::vector<std::int64_t>& chunks = search.chunks();
+  const std::vector<std::int64_t> raws = sorted_raw_labels(subs);
   for (Label l : letters) {
     const std::size_t li = static_cast<std::size_t>(l);
     if (chunks[li] == 1) continue;
     SlicedLabel s;
-    s.label = net.names[li][0];
+    if (subs.integer_form) {
+      s.id = raws[li];
+      s.name = std::to_string(s.id);
+    } else {
+      s.label = net.names[li][0];
+      s.id = static_cast<unsigned char>(s.label);
+      s.name = std::string(1, s.label);
+    }
     s.size = net.size[li];
     s.chunks = chunks[li];
     for (std::size_t k = 0; k < net.operands.size(); ++k) {
@@ -334,16 +408,34 @@ SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
   }
   EinsumOptions given = options.einsum;
   given.path = pairs;
-  plan.path = einsum_path(spec, plan.slice_shapes, given);
+  plan.path =
+      lower_einsum(einsum::bind_shapes(subs, plan.slice_shapes), plan.slice_shapes, dtypes, given)
+          .path;
   plan.path.strategy = EinsumStrategy::given;  // also for one operand, which has no pairs
+  plan.path.search_seconds = 0;  // nothing was searched; keeps equal plans (and prints) equal
   plan.pairs = std::move(pairs);
   plan.memory_limit = options.memory_limit;
   plan.peak = final_cost.peak;
   plan.flops_per_slice = plan.path.flops;
   plan.total_flops = final_cost.flops;
-  plan.unsliced_flops = unsliced.path.flops;
+  plan.unsliced_flops = unsliced_cost.flops;
   plan.unsliced_peak = unsliced_peak;
   return plan;
+}
+
+}  // namespace detail
+
+SlicePlan slice_plan(std::string_view spec, const std::vector<Dims>& shapes,
+                     const SliceOptions& options) {
+  detail::check_slice_options(options);
+  return detail::slice_plan_impl(detail::einsum::parse_subscripts(spec), shapes, options);
+}
+
+SlicePlan slice_plan(const std::vector<EinsumLabels>& labels, const EinsumLabels& output,
+                     const std::vector<Dims>& shapes, const SliceOptions& options) {
+  detail::check_slice_options(options);
+  return detail::slice_plan_impl(detail::einsum::integer_subscripts(labels, &output), shapes,
+                                 options);
 }
 
 double SlicePlan::overhead() const noexcept {
@@ -401,14 +493,46 @@ Tensor SlicePlan::output_block(const Tensor& output, std::int64_t k) const {
   return out;
 }
 
+namespace {
+// The name that `subscripts` ("ab,bc->ac", or with "{k}" names past the letters) gives the label
+// that operand `operand` carries on axis `axis` ("" when there is none).
+std::string name_in_subscripts(const std::string& subscripts, std::size_t operand,
+                               std::int64_t axis) {
+  std::size_t term = 0, pos = 0;
+  std::int64_t a = 0;
+  while (pos < subscripts.size() && subscripts[pos] != '-') {
+    const char c = subscripts[pos];
+    if (c == ',') {
+      ++term;
+      a = 0;
+      ++pos;
+      continue;
+    }
+    const std::size_t end = c == '{' ? subscripts.find('}', pos) : pos;
+    if (end == std::string::npos) break;
+    if (term == operand && a == axis) return subscripts.substr(pos, end - pos + 1);
+    ++a;
+    pos = end + 1;
+  }
+  return "";
+}
+}  // namespace
+
 std::string SlicePlan::to_string() const {
   using detail::number;
   std::string s = "slice plan: " + subscripts + "\n  sliced:";
   if (sliced.empty()) s += " nothing";
-  for (std::size_t i = 0; i < sliced.size(); ++i)
-    s += (i ? ", " : " ") + std::string(1, sliced[i].label) + " (" +
+  for (std::size_t i = 0; i < sliced.size(); ++i) {
+    // An integer label also shows the generated name that the subscripts print for it.
+    std::string alias;
+    if (sliced[i].label == 0)
+      for (std::size_t j = 0; j < sliced[i].axes.size() && alias.empty(); ++j)
+        if (!sliced[i].axes[j].empty())
+          alias = name_in_subscripts(subscripts, j, sliced[i].axes[j][0]);
+    s += (i ? ", " : " ") + sliced[i].name + (alias.empty() ? "" : " as " + alias) + " (" +
          std::to_string(sliced[i].size) + " = " + std::to_string(sliced[i].chunks) + " x " +
          std::to_string(sliced[i].extent()) + (sliced[i].output_axis >= 0 ? ", output" : "") + ")";
+  }
   s += "\n  slices: " + std::to_string(slices) + "\n";
   s += "  peak per slice: " + number(peak) + " elements (limit " +
        (memory_limit > 0 ? number(memory_limit) : std::string("none")) + ", unsliced " +

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tenferro/einsum.hpp"
 #include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/reduce.hpp"
 #include "tenferro/tensor.hpp"
@@ -60,6 +61,71 @@ inline Network grid3x3(std::int64_t d = 4) {
       "grid3x3",
       "ag,abh,bi,cgj,cdhk,dil,ej,efk,fl->",
       {{d, d}, {d, d, d}, {d, d}, {d, d, d}, {d, d, d, d}, {d, d, d}, {d, d}, {d, d, d}, {d, d}}};
+}
+
+/// A network in einsum's integer-label form.
+struct LabelNetwork {
+  std::string name;
+  std::vector<EinsumLabels> labels;
+  EinsumLabels output;
+  std::vector<Dims> shapes;
+  /// Operands as Network::operands.
+  std::vector<Tensor> operands(DType dtype, std::uint64_t seed = 11) const {
+    return Network{name, "", shapes}.operands(dtype, seed);
+  }
+  /// Distinct labels.
+  std::size_t label_count() const {
+    std::vector<std::int64_t> all;
+    for (const EinsumLabels& t : labels) all.insert(all.end(), t.begin(), t.end());
+    std::sort(all.begin(), all.end());
+    return static_cast<std::size_t>(std::unique(all.begin(), all.end()) - all.begin());
+  }
+};
+
+/// `n` with each letter c of its spec (no '...', explicit output) as the label base + c (its
+/// character code): letters keep their order, so the plans of both forms agree.
+inline LabelNetwork integer_form(const Network& n, std::int64_t base = 1000) {
+  LabelNetwork out{n.name + " (integer labels)", {{}}, {}, n.shapes};
+  bool in_output = false;
+  for (std::size_t k = 0; k < n.spec.size(); ++k) {
+    const char c = n.spec[k];
+    if (c == ',') {
+      out.labels.emplace_back();
+    } else if (c == '-') {
+      in_output = true;
+      ++k;  // '>'
+    } else {
+      (in_output ? out.output : out.labels.back()).push_back(base + c);
+    }
+  }
+  return out;
+}
+
+/// A rows x cols grid of tensors in the integer-label form, far past the 52 letters: bonds of
+/// size d (label base + 7 * bond: sparse and large), and one open leg of size d on the first and
+/// the last tensor (the output, a d x d matrix).
+inline LabelNetwork grid_labels(std::int64_t rows, std::int64_t cols, std::int64_t d = 2,
+                                std::int64_t base = std::int64_t{1} << 40) {
+  LabelNetwork n{"grid" + std::to_string(rows) + "x" + std::to_string(cols), {}, {}, {}};
+  auto right = [&](std::int64_t r, std::int64_t c) { return base + 7 * (r * (cols - 1) + c); };
+  auto down = [&](std::int64_t r, std::int64_t c) {
+    return base + 7 * (rows * (cols - 1) + r * cols + c);
+  };
+  const std::int64_t open0 = base - 1, open1 = base - 2;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) {
+      EinsumLabels t;
+      if (r == 0 && c == 0) t.push_back(open0);
+      if (c > 0) t.push_back(right(r, c - 1));
+      if (c + 1 < cols) t.push_back(right(r, c));
+      if (r > 0) t.push_back(down(r - 1, c));
+      if (r + 1 < rows) t.push_back(down(r, c));
+      if (r == rows - 1 && c == cols - 1) t.push_back(open1);
+      n.shapes.push_back(Dims(t.size(), d));
+      n.labels.push_back(std::move(t));
+    }
+  n.output = {open0, open1};
+  return n;
 }
 
 /// max |a - b| / max |b|: the relative difference the sliced suites compare with.

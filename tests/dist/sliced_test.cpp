@@ -121,6 +121,100 @@ TEST(DistSliced, OneExecutionScopePerRank) {
   EXPECT_EQ(entries(3 * world().size()), entries(48 * world().size()));
 }
 
+TEST(DistSliced, IntegerLabelsEqualTheLocalIntegerEinsum) {
+  for (const Network& spec_form : {testing::ring8(), testing::mps_mpo_mps()}) {
+    const testing::LabelNetwork n = testing::integer_form(spec_form);
+    SCOPED_TRACE(n.name);
+    const std::vector<Tensor> ops = n.operands(DType::c128);
+    const SliceOptions opt{.memory_limit = sixteenth_of_peak(spec_form)};
+    EXPECT_GE(dist::slice_plan(n.labels, n.output, n.shapes, opt).slices, 16);
+    const Tensor r = dist::sliced_einsum(world(), ops, n.labels, n.output, opt);
+    EXPECT_LT(testing::rel_diff(r, einsum(ops, n.labels, n.output)), 1e-11);
+    EXPECT_TRUE(testing::bitwise_same_on_every_rank(r));
+    const ValueAndGrad got =
+        dist::sliced_value_and_grad(world(), ops, n.labels, n.output, testing::squared_norm, opt);
+    const ValueAndGrad want = value_and_grad(
+        [&n](std::span<const Tensor> x) {
+          const Tensor c = einsum(x, n.labels, n.output);
+          return testing::squared_norm(std::span<const Tensor>(&c, 1));
+        },
+        std::span<const Tensor>(ops));
+    EXPECT_LT(testing::rel_diff(got.value, want.value), 1e-11);
+    ASSERT_EQ(got.grads.size(), ops.size());
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+      EXPECT_LT(testing::rel_diff(got.grads[k], want.grads[k]), 1e-10) << "operand " << k;
+      EXPECT_TRUE(testing::bitwise_same_on_every_rank(got.grads[k])) << "operand " << k;
+    }
+  }
+  // The initializer-list forms.
+  const Tensor a = randn({6, 8}, 1), b = randn({8, 4}, 2);
+  EXPECT_LT(testing::rel_diff(
+                dist::sliced_einsum(world(), {a, b}, {{0, 1}, {1, 2}}, {0, 2}, {.memory_limit = 4}),
+                einsum("ab,bc->ac", a, b)),
+            1e-12);
+  const ValueAndGrad g =
+      dist::sliced_value_and_grad(world(), {a, a}, {{0, 1}, {0, 1}}, {}, {}, {.min_slices = 4});
+  EXPECT_LT(testing::rel_diff(g.grads[0], a), 1e-14);  // d/dx0 of sum(x0 * x1) = x1
+}
+
+TEST(DistSliced, MoreThanAHundredLabelsOverTheRanks) {
+  const testing::LabelNetwork n = testing::grid_labels(6, 20);
+  ASSERT_GT(n.label_count(), 200u);
+  const std::vector<Tensor> ops = n.operands(DType::f64);
+  const SliceOptions opt{
+      .memory_limit = std::floor(slice_plan(n.labels, n.output, n.shapes).unsliced_peak / 4),
+      .min_slices = world().size()};
+  const Tensor r = dist::sliced_einsum(world(), ops, n.labels, n.output, opt);
+  EXPECT_LT(testing::rel_diff(r, einsum(ops, n.labels, n.output)), 1e-10);
+  EXPECT_TRUE(testing::bitwise_same_on_every_rank(r));
+}
+
+TEST(DistSliced, MismatchedIntegerLabelsFailTogether) {
+  if (world().size() < 2) GTEST_SKIP() << "needs two ranks";
+  const bool odd = world().rank() == 1;
+  const Tensor a = randn({4, 4}, 1), b = randn({4, 4}, 2);
+  expect_same_error_everywhere(
+      ErrorKind::InvalidArgument,
+      [&] {
+        dist::sliced_einsum(world(), {a, b}, {{0, 1}, {1, 2}},
+                            odd ? EinsumLabels{2, 0} : EinsumLabels{0, 2});
+      },
+      {"dist::sliced_einsum: the ranks disagree on the spec",
+       "rank 1 has labels [[0, 1], [1, 2]] -> [2, 0]",
+       "rank 0 has labels [[0, 1], [1, 2]] -> [0, 2]"},
+      "labels differ");
+  // One form on one rank, the other form on another: still one message everywhere.
+  expect_same_error_everywhere(
+      ErrorKind::InvalidArgument,
+      [&] {
+        if (odd)
+          dist::sliced_value_and_grad(world(), "ab,ab->", {a, b}, {}, {});
+        else
+          dist::sliced_value_and_grad(world(), {a, b}, {{0, 1}, {0, 1}}, {}, {}, {});
+      },
+      {"disagree on the spec", "rank 1 has spec 'ab,ab->'", "rank 0 has labels"}, "forms differ");
+  // Invalid labels on every rank alike: einsum's error, raised on rank 0 first.
+  expect_same_error_everywhere(
+      ErrorKind::InvalidArgument,
+      [&] {
+        dist::sliced_einsum(world(), {a, b}, {{0, -1}, {1, 2}}, {0, 2});
+      },
+      {"dist::sliced_einsum: einsum: label -1 in operand 0 entry 1 is negative",
+       "[raised on rank 0 of"},
+      "negative label everywhere");
+  // Shapes that do not match the labels, on every rank.
+  expect_same_error_everywhere(
+      ErrorKind::ShapeMismatch,
+      [&] {
+        dist::sliced_einsum(world(), {a, randn({5, 4}, 3)}, {{0, 1}, {1, 2}}, {0, 2});
+      },
+      {"dist::sliced_einsum: einsum: label 1 has size 5"}, "label sizes disagree");
+  EXPECT_LT(testing::rel_diff(
+                dist::sliced_einsum(world(), {a, b}, {{0, 1}, {1, 2}}, {0, 2}, {.min_slices = 4}),
+                einsum("ab,bc->ac", a, b)),
+            1e-12);
+}
+
 TEST(DistSliced, MismatchedInputsFailTogether) {
   if (world().size() < 2) GTEST_SKIP() << "needs two ranks";
   const bool odd = world().rank() == 1;

@@ -100,9 +100,15 @@ TEST(SlicePlan, MeetsTheLimitForEveryNetwork) {
       product *= s.chunks;
     }
     EXPECT_EQ(product, p.slices);
-    // The unsliced path, re-costed: slicing never changes the pairs.
+    // The tree is re-optimised for the sliced sizes (Note [Sliced search]); slicing greedy's tree
+    // as it is (an explicit path) is never better.
     ASSERT_EQ(p.pairs.size(), whole.pairs.size());
-    EXPECT_EQ(p.pairs, whole.pairs);
+    SliceOptions fixed{.memory_limit = limit};
+    fixed.einsum.path = whole.pairs;
+    const SlicePlan kept = slice_plan(n.spec, n.shapes, fixed);
+    EXPECT_EQ(kept.pairs, whole.pairs);
+    EXPECT_LE(p.total_flops, kept.total_flops);
+    EXPECT_LE(p.slices, kept.slices);
   }
 }
 
@@ -395,6 +401,226 @@ TEST(SlicedEinsum, RefusesWhatItCannotComputeOrRecord) {
                  sliced_einsum("ab,bc->ac", {a, randn({5, 4}, 4)});
                },
                {"sliced_einsum: "});
+}
+
+// ---- The integer-label form ----------------------------------------------------------------
+
+ValueAndGrad integer_value_and_grad(const testing::LabelNetwork& n, std::span<const Tensor> ops) {
+  return value_and_grad(
+      [&n](std::span<const Tensor> x) {
+        const Tensor c = einsum(x, n.labels, n.output);
+        return testing::squared_norm(std::span<const Tensor>(&c, 1));
+      },
+      ops);
+}
+
+TEST(SlicePlanIntegerLabels, PlansAsTheSpecFormWithTheLabelsIdentity) {
+  for (const Network& n : {testing::ring8(), testing::mps_mpo_mps(), testing::grid3x3()}) {
+    const testing::LabelNetwork m = testing::integer_form(n);
+    const double limit = std::floor(slice_plan(n.spec, n.shapes).unsliced_peak / 16);
+    const SlicePlan a = slice_plan(n.spec, n.shapes, {.memory_limit = limit});
+    const SlicePlan b = slice_plan(m.labels, m.output, m.shapes, {.memory_limit = limit});
+    SCOPED_TRACE(a.to_string() + b.to_string());
+    // The letters keep their order as integers: the same search, the same plan.
+    EXPECT_EQ(b.pairs, a.pairs);
+    EXPECT_EQ(b.slices, a.slices);
+    EXPECT_EQ(b.peak, a.peak);
+    EXPECT_EQ(b.total_flops, a.total_flops);
+    EXPECT_EQ(b.slice_shapes, a.slice_shapes);
+    ASSERT_EQ(b.sliced.size(), a.sliced.size());
+    for (std::size_t i = 0; i < a.sliced.size(); ++i) {
+      const SlicedLabel &x = a.sliced[i], &y = b.sliced[i];
+      EXPECT_NE(x.label, 0);
+      EXPECT_EQ(x.id, x.label);  // the letter's character code
+      EXPECT_EQ(x.name, std::string(1, x.label));
+      EXPECT_EQ(y.label, 0);
+      EXPECT_EQ(y.id, 1000 + x.label);
+      EXPECT_EQ(y.name, std::to_string(1000 + x.label));
+      EXPECT_EQ(y.axes, x.axes);
+      EXPECT_EQ(y.chunks, x.chunks);
+      // to_string prints the name, and the generated name the subscripts use for it.
+      EXPECT_NE(b.to_string().find(y.name + " as "), std::string::npos);
+      EXPECT_NE(a.to_string().find(" " + x.name + " ("), std::string::npos);
+    }
+  }
+  // ring8's labels are lowercase letters: the generated names are the letters themselves.
+  const Network ring = testing::ring8();
+  const testing::LabelNetwork r = testing::integer_form(ring);
+  EXPECT_EQ(slice_plan(r.labels, r.output, r.shapes).subscripts, ring.spec);
+}
+
+TEST(SlicePlanIntegerLabels, OutputLabelsAndAnyNonNegativeValues) {
+  // Labels far apart and beyond int32; the output order is the output list's.
+  const std::int64_t big = std::int64_t{1} << 40;
+  const std::vector<EinsumLabels> labels{{big, 7}, {7, 0}};
+  const EinsumLabels output{0, big};
+  const SlicePlan p = slice_plan(labels, output, {{6, 8}, {8, 4}}, {.memory_limit = 4});
+  SCOPED_TRACE(p.to_string());
+  EXPECT_EQ(p.output_shape, (Dims{4, 6}));
+  EXPECT_LE(p.peak, 4);
+  bool cuts_output = false;
+  for (const SlicedLabel& s : p.sliced) {
+    EXPECT_EQ(s.label, 0);
+    EXPECT_TRUE(s.id == big || s.id == 7 || s.id == 0) << s.id;
+    EXPECT_EQ(s.name, std::to_string(s.id));
+    if (s.id == big) EXPECT_EQ(s.output_axis, 1);
+    if (s.id == 0) EXPECT_EQ(s.output_axis, 0);
+    cuts_output = cuts_output || s.output_axis >= 0;
+  }
+  EXPECT_TRUE(cuts_output);
+  const Tensor a = randn({6, 8}, 1, DType::c128), b = randn({8, 4}, 2);
+  EXPECT_LT(rel_diff(sliced_einsum({a, b}, labels, output, {.memory_limit = 4}),
+                     einsum({a, b}, labels, output)),
+            1e-12);
+  // Diagonals (a label twice in one operand) are cut on both axes.
+  const Tensor m = randn({6, 6, 4}, 3), v = randn({6, 4}, 4);
+  EXPECT_LT(rel_diff(sliced_einsum({m, v}, {{3, 3, 9}, {3, 9}}, {9}, {.min_slices = 6}),
+                     einsum("iij,ij->j", m, v)),
+            1e-12);
+  // The first-appearance order of the labels is the candidates' order (ties go to the first).
+  const SlicePlan first = slice_plan({{5, 2}, {2, 5}}, {}, {{4, 4}, {4, 4}}, {.min_slices = 2});
+  ASSERT_EQ(first.sliced.size(), 1u);
+  EXPECT_EQ(first.sliced[0].id, 5);
+}
+
+TEST(SlicedEinsumIntegerLabels, EqualsTheIntegerEinsum) {
+  for (const Network& n : {testing::ring8(), testing::mps_mpo_mps(), testing::grid3x3()})
+    for (DType dtype : {DType::f64, DType::c64}) {
+      const testing::LabelNetwork m = testing::integer_form(n, 3);
+      SCOPED_TRACE(m.name + " " + std::string(dtype_name(dtype)));
+      const std::vector<Tensor> ops = m.operands(dtype);
+      const double limit = std::floor(slice_plan(n.spec, n.shapes).unsliced_peak / 16);
+      const Tensor r = sliced_einsum(ops, m.labels, m.output, {.memory_limit = limit});
+      EXPECT_EQ(r.dtype(), dtype);
+      EXPECT_LT(rel_diff(r, einsum(ops, m.labels, m.output)), tol(dtype));
+    }
+}
+
+TEST(SlicedValueAndGradIntegerLabels, EqualsValueAndGradOfTheIntegerEinsum) {
+  for (const Network& n : {testing::ring8(), testing::mps_mpo_mps()})
+    for (DType dtype : {DType::f64, DType::c128}) {
+      const testing::LabelNetwork m = testing::integer_form(n);
+      SCOPED_TRACE(m.name + " " + std::string(dtype_name(dtype)));
+      const std::vector<Tensor> ops = m.operands(dtype);
+      const double limit = std::floor(slice_plan(n.spec, n.shapes).unsliced_peak / 16);
+      const ValueAndGrad s = sliced_value_and_grad(ops, m.labels, m.output, testing::squared_norm,
+                                                   {.memory_limit = limit});
+      const ValueAndGrad ref = integer_value_and_grad(m, ops);
+      EXPECT_LT(rel_diff(s.value, ref.value), 1e-11);
+      ASSERT_EQ(s.grads.size(), ops.size());
+      for (std::size_t k = 0; k < ops.size(); ++k)
+        EXPECT_LT(rel_diff(s.grads[k], ref.grads[k]), 1e-10) << "operand " << k;
+    }
+  // The initializer-list form, and no loss: the output is the scalar.
+  const Tensor u = randn({16}, 3), v = randn({16}, 4);
+  const ValueAndGrad id = sliced_value_and_grad({u, v}, {{4}, {4}}, {}, {}, {.min_slices = 4});
+  EXPECT_LT(rel_diff(id.value, einsum("a,a->", u, v)), 1e-12);
+  EXPECT_LT(rel_diff(id.grads[0], v), 1e-14);
+  EXPECT_LT(rel_diff(id.grads[1], u), 1e-14);
+}
+
+TEST(SlicedEinsumIntegerLabels, MoreThanAHundredLabelsUnderAMemoryLimit) {
+  // 120 tensors, 216 labels (214 bonds and two open legs): no alphabet would do.
+  const testing::LabelNetwork n = testing::grid_labels(6, 20);
+  ASSERT_GT(n.label_count(), 200u);
+  const SlicePlan whole = slice_plan(n.labels, n.output, n.shapes);
+  // A quarter: a grid's intermediates all carry a boundary of bonds, so tighter limits need
+  // thousands of slices (a sixteenth: millions).
+  const double limit = std::floor(whole.unsliced_peak / 4);
+  const SlicePlan p = slice_plan(n.labels, n.output, n.shapes, {.memory_limit = limit});
+  SCOPED_TRACE(p.to_string());
+  EXPECT_LE(p.peak, limit);
+  EXPECT_GE(p.slices, 4);
+  EXPECT_LE(p.slices, 1024);
+  EXPECT_EQ(p.pairs.size(), whole.pairs.size());
+  // Past the 52 letters the subscripts print generated names "{k}".
+  EXPECT_NE(p.subscripts.find("{52}"), std::string::npos) << p.subscripts;
+  for (const SlicedLabel& s : p.sliced) {
+    EXPECT_EQ(s.label, 0);
+    EXPECT_GE(s.id, (std::int64_t{1} << 40) - 2);
+    EXPECT_EQ(s.name, std::to_string(s.id));
+    EXPECT_NE(p.to_string().find(s.name + " as "), std::string::npos);
+  }
+  const std::vector<Tensor> ops = n.operands(DType::f64);
+  const Tensor want = einsum(ops, n.labels, n.output);
+  const Tensor got = sliced_einsum(ops, n.labels, n.output, {.memory_limit = limit});
+  EXPECT_EQ(got.shape(), (Dims{2, 2}));
+  EXPECT_LT(rel_diff(got, want), 1e-10);
+  const ValueAndGrad g = sliced_value_and_grad(ops, n.labels, n.output, testing::squared_norm,
+                                               {.memory_limit = limit});
+  const ValueAndGrad ref = integer_value_and_grad(n, ops);
+  EXPECT_LT(rel_diff(g.value, ref.value), 1e-10);
+  for (std::size_t k = 0; k < ops.size(); k += 7)
+    EXPECT_LT(rel_diff(g.grads[k], ref.grads[k]), 1e-9) << "operand " << k;
+}
+
+// The message einsum_path's integer form throws for these arguments (the sliced calls throw it,
+// prefixed).
+std::string einsum_error(const std::vector<EinsumLabels>& labels, const EinsumLabels& output,
+                         const std::vector<Dims>& shapes, ErrorKind kind) {
+  try {
+    (void)einsum_path(labels, output, shapes);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    return e.message();
+  }
+  ADD_FAILURE() << "einsum_path threw nothing";
+  return "";
+}
+
+TEST(SlicedEinsumIntegerLabels, ErrorsAsTheIntegerEinsum) {
+  const std::vector<Dims> shapes{{4, 4}, {4, 4}};
+  const Tensor a = randn({4, 4}, 1), b = randn({4, 4}, 2);
+  struct Case {
+    std::vector<EinsumLabels> labels;
+    EinsumLabels output;
+    std::vector<Dims> shapes;
+    ErrorKind kind;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {{{0, -1}, {1, 2}}, {0, 2}, shapes, ErrorKind::InvalidArgument, "negative"},
+      {{{0, 1}, {1, 2}}, {0, 5}, shapes, ErrorKind::InvalidArgument, "does not appear"},
+      {{{0, 1}, {1, 2}}, {0, 0}, shapes, ErrorKind::InvalidArgument, "repeats"},
+      {{{0, 1}, {1, 2}, {2, 3}}, {0}, shapes, ErrorKind::InvalidArgument, "operand(s)"},
+      {{{0, 1, 3}, {1, 2}}, {0}, shapes, ErrorKind::InvalidArgument, "rank"},
+      {{{0, 1}, {1, 2}}, {0, 2}, {{4, 4}, {5, 4}}, ErrorKind::ShapeMismatch, "label 1 has size"},
+  };
+  for (const Case& c : cases) {
+    const std::string want = einsum_error(c.labels, c.output, c.shapes, c.kind);
+    SCOPED_TRACE(want);
+    EXPECT_NE(want.find(c.needle), std::string::npos);
+    expect_error(c.kind, [&] { slice_plan(c.labels, c.output, c.shapes); }, {want.c_str()});
+    if (c.shapes != shapes) continue;  // sliced calls take operands of `shapes`
+    const std::string in_einsum = "sliced_einsum: " + want;
+    expect_error(c.kind, [&] { sliced_einsum({a, b}, c.labels, c.output); }, {in_einsum.c_str()});
+    const std::string in_grad = "sliced_value_and_grad: " + want;
+    expect_error(c.kind,
+                 [&] {
+                   sliced_value_and_grad({a, b}, c.labels, c.output, testing::squared_norm);
+                 },
+                 {in_grad.c_str()});
+  }
+  // Mismatched operand shapes, options and limits as in the spec form.
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 sliced_einsum({a, randn({5, 4}, 3)}, {{0, 1}, {1, 2}}, {0, 2});
+               },
+               {"sliced_einsum: einsum: label 1 has size 5"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 slice_plan({{0, 1}, {1, 2}}, {0, 2}, shapes, {.memory_limit = -1});
+               },
+               {"slice_plan: SliceOptions::memory_limit is -1"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 slice_plan({{10, 20}, {20, 30}}, {10, 30}, {{16, 4}, {4, 16}},
+                            {.memory_limit = 100, .slice_output = false});
+               },
+               {"no slicing brings", "step 0's result (labels [10, 30])"});
+  expect_error(ErrorKind::DTypeMismatch, [&] {
+    sliced_einsum({a, arange(16, DType::i64).reshape({4, 4})}, {{0, 1}, {1, 2}}, {0, 2});
+  });
 }
 
 TEST(SlicedEinsum, RunsInOneExecutionScope) {
