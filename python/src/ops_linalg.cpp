@@ -1,8 +1,5 @@
-// Contractions (ops/contract.hpp), einsum (einsum.hpp) and linear algebra (ops/linalg.hpp).
+// Contractions (ops/contract.hpp) and linear algebra (ops/linalg.hpp); einsum is einsum.cpp.
 // Results with several tensors are Python tuples in the C++ field order (svd -> (U, S, Vh)).
-#include <algorithm>
-#include <cmath>
-#include <limits>
 #include <string>
 
 #include "common.hpp"
@@ -10,41 +7,6 @@
 namespace tenferro::python {
 
 namespace {
-
-/// A real Python number (int, float, NumPy scalar) as a double; TypeError for anything else.
-/// (pybind11 does not convert an int keyword argument to a double parameter of a function that
-/// also takes *args: einsum(..., memory_limit=2**27) was refused.)
-double real_number(const py::object& h, const char* what) {
-  if (!PyNumber_Check(h.ptr()) || PyComplex_Check(h.ptr()) || py::isinstance<Tensor>(h))
-    throw py::type_error(std::string("einsum: ") + what + " must be a real number, got " +
-                         std::string(py::repr(h)));
-  const double v = PyFloat_AsDouble(h.ptr());  // ints too; OverflowError beyond double's range
-  if (v == -1.0 && PyErr_Occurred()) throw py::error_already_set();
-  return v;
-}
-
-EinsumOptions einsum_options(const std::string& strategy, const py::object& optimal_limit,
-                             const py::object& memory_limit) {
-  EinsumOptions o;
-  if (strategy == "auto" || strategy == "automatic")
-    o.strategy = EinsumStrategy::automatic;
-  else if (strategy == "optimal")
-    o.strategy = EinsumStrategy::optimal;
-  else if (strategy == "greedy")
-    o.strategy = EinsumStrategy::greedy;
-  else if (strategy == "sequential")
-    o.strategy = EinsumStrategy::sequential;
-  else
-    throw Error(ErrorKind::InvalidArgument,
-                "einsum: strategy must be 'auto', 'optimal', 'greedy' or 'sequential', not '" +
-                    strategy + "'");
-  // A negative limit is the C++ check's to report; beyond int it means "no limit" anyway.
-  const std::int64_t limit = to_int64(optimal_limit);
-  o.optimal_limit = static_cast<int>(std::clamp<std::int64_t>(
-      limit, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
-  o.memory_limit = real_number(memory_limit, "memory_limit");
-  return o;
-}
 
 Uplo to_uplo(const std::string& s) {
   if (s == "L" || s == "lower") return Uplo::lower;
@@ -94,95 +56,6 @@ void bind_ops_linalg(py::module_& m) {
       "a"_a, "b"_a, "lhs_batch"_a, "rhs_batch"_a, "lhs_contract"_a, "rhs_contract"_a,
       "XLA's dot_general: output = batch dims, free dims of a, free dims of b.");
   m.def("last_gemm_provider", [] { return std::string(last_gemm_provider()); });
-
-  // ---- einsum ----
-  m.def(
-      "einsum",
-      [](const std::string& spec, py::args operands, const std::string& strategy,
-         const py::object& optimal_limit, const py::object& memory_limit) {
-        std::vector<Tensor> ops;
-        for (py::handle h : operands) ops.push_back(asarray(py::reinterpret_borrow<py::object>(h)));
-        EinsumOptions o = einsum_options(strategy, optimal_limit, memory_limit);
-        return call(
-            [&](const std::vector<Tensor>& v) {
-              return einsum(spec, std::span<const Tensor>(v), o);
-            },
-            ops);
-      },
-      "spec"_a, py::kw_only(), "strategy"_a = "auto", "optimal_limit"_a = 8, "memory_limit"_a = 0.0,
-      "einsum(spec, *operands): NumPy's subscript grammar ('ij,jk->ik', '...' broadcasting, "
-      "implicit output).");
-  py::class_<EinsumPath>(m, "EinsumPath")
-      .def_readonly("subscripts", &EinsumPath::subscripts)
-      .def_readonly("flops", &EinsumPath::flops)
-      .def_readonly("naive_flops", &EinsumPath::naive_flops)
-      .def_readonly("largest_intermediate", &EinsumPath::largest_intermediate)
-      .def_property_readonly(
-          "steps",
-          [](const EinsumPath& p) {
-            py::list l;
-            for (const EinsumStep& s : p.steps)
-              l.append(py::make_tuple(s.lhs, s.rhs, s.subscripts,
-                                      std::vector<std::int64_t>(s.shape.begin(), s.shape.end()),
-                                      s.flops));
-            return l;
-          })
-      .def("__str__", &EinsumPath::to_string)
-      .def("__repr__", &EinsumPath::to_string);
-  m.def(
-      "einsum_path",
-      [](const std::string& spec, py::args operands, const std::string& strategy,
-         const py::object& optimal_limit, const py::object& memory_limit) {
-        std::vector<Dims> shapes;
-        for (py::handle h : operands) {
-          if (py::isinstance<Tensor>(h))
-            shapes.push_back(h.cast<const Tensor&>().shape());
-          else if (py::hasattr(h, "shape"))
-            shapes.push_back(to_dims(h.attr("shape")));
-          else
-            shapes.push_back(to_dims(py::reinterpret_borrow<py::object>(h)));
-        }
-        return einsum_path(spec, shapes, einsum_options(strategy, optimal_limit, memory_limit));
-      },
-      "spec"_a, py::kw_only(), "strategy"_a = "auto", "optimal_limit"_a = 8, "memory_limit"_a = 0.0,
-      "The contraction path for operands (tensors, arrays or shapes).");
-
-  py::class_<EinsumPlan>(m, "EinsumPlan", "A prepared einsum for fixed shapes and dtypes.")
-      .def("__call__",
-           [](const EinsumPlan& p, py::args operands) {
-             std::vector<Tensor> ops;
-             for (py::handle h : operands)
-               ops.push_back(asarray(py::reinterpret_borrow<py::object>(h)));
-             return call(
-                 [&](const std::vector<Tensor>& v) { return p(std::span<const Tensor>(v)); }, ops);
-           })
-      .def_property_readonly("path", &EinsumPlan::path)
-      .def_property_readonly("output_shape",
-                             [](const EinsumPlan& p) {
-                               return std::vector<std::int64_t>(p.output_shape().begin(),
-                                                                p.output_shape().end());
-                             })
-      .def_property_readonly("output_dtype", [](const EinsumPlan& p) {
-        return py::module_::import("tenferro._tenferro")
-            .attr("dtype")(std::string(dtype_name(p.output_dtype())));
-      });
-  m.def(
-      "prepare_einsum",
-      [](const std::string& spec, const std::vector<py::object>& shapes, const py::object& dtypes,
-         const std::string& strategy, const py::object& optimal_limit,
-         const py::object& memory_limit) {
-        std::vector<Dims> sh;
-        for (const py::object& s : shapes) sh.push_back(to_dims(s));
-        std::vector<DType> dt;
-        if (dtypes.is_none())
-          dt.assign(sh.size(), DType::f64);
-        else
-          for (py::handle d : dtypes) dt.push_back(to_dtype(d));
-        return prepare_einsum(spec, sh, dt, einsum_options(strategy, optimal_limit, memory_limit));
-      },
-      "spec"_a, "shapes"_a, "dtypes"_a = py::none(), py::kw_only(), "strategy"_a = "auto",
-      "optimal_limit"_a = 8, "memory_limit"_a = 0.0,
-      "An EinsumPlan for operands of these shapes and dtypes (default f64); call it with them.");
 
   // ---- Linear algebra ----
   m.def(
