@@ -145,11 +145,12 @@ struct SlicePlan {
 /// options.memory_limit. Slicing a fixed tree cuts what that tree happened to make large, so for
 /// the strategies that search beyond the exact optimum (automatic and greedy above
 /// EinsumOptions::optimal_limit operands, random_greedy, hyper) the search interleaves the two:
-/// while a result is too large, cut the label of a too-large result whose cut gives the fewest
-/// total flops (one slice's flops times the slices), then re-optimise the tree for the sliced
-/// sizes by subtree reconfiguration (6-leaf subtrees for automatic and greedy; 8-leaf ones
-/// within EinsumOptions::time_budget for random_greedy and hyper), whose new intermediates must
-/// fit the limit. (On a 6x20 grid at 1/64 of the unsliced peak: 8192 slices and 2.7e8 flops,
+/// while a result is too large, cut a label of a too-large result (the one giving the fewest
+/// total flops, one slice's flops times the slices, or the fewest flops per bit of excess size
+/// removed), then re-optimise the tree for the sliced sizes by subtree reconfiguration (6-leaf
+/// subtrees for automatic and greedy; 8-leaf ones within EinsumOptions::time_budget for
+/// random_greedy and hyper), free or capped at the limit; three such rules run and the cheapest
+/// plan wins. (On a 6x20 grid at 1/64 of the unsliced peak: 4096 slices and 1.4e8 flops,
 /// against 8.4e6 slices and 2.1e11 flops for slicing greedy's tree as it is.) Then, on the final
 /// tree (and alone for optimal, sequential and explicit paths), a greedy pass: while a result is
 /// too large, cut the label (or cut a label finer, into the next divisor of its size) that removes

@@ -136,14 +136,26 @@ RawPath hyper_search(const PathProblem& p, const EinsumOptions& options, EinsumS
 /// automatic's refinement for large networks: greedy, then one reconfiguration sweep.
 Pairs refine_pairs(const PathProblem& p, const Pairs& pairs, const Objective& obj, int leaves);
 
+/// How slice_and_reconfigure picks a cut and re-optimises (Note [Sliced search]).
+struct SliceRule {
+  enum class Pick : std::uint8_t {
+    /// The fewest total flops after the cut.
+    fewest_flops,
+    /// The fewest bits of flops added per bit of excess size removed.
+    excess_per_flop,
+  } pick = Pick::fewest_flops;
+  /// Whether reconfiguration may only build intermediates within the limit.
+  bool cap = false;
+};
+
 /// Note [Sliced search]: slices `tree` until every step result, the root included, fits `limit`,
 /// re-optimising the tree for the sliced sizes after every cut (subtree reconfiguration over
 /// `leaves` leaves). Sets the chunk count of every label (1: not cut); `tree` is left optimised
 /// for the sliced sizes. Only `candidates` are cut, each to the next divisor of its size; false
 /// when no candidate helps any more.
 bool slice_and_reconfigure(const Net& net, Tree& tree, std::span<const Label> candidates,
-                           double limit, int leaves, Clock::time_point deadline,
-                           std::vector<std::int64_t>& chunks);
+                           double limit, int leaves, const SliceRule& rule,
+                           Clock::time_point deadline, std::vector<std::int64_t>& chunks);
 
 /// splitmix64: the seed of trial k.
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t k);

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "einsum/path_search.hpp"
 #include "einsum/program.hpp"
@@ -302,10 +303,14 @@ std::vector<bool> summed_operands(const einsum::Network& net, const einsum::Path
 // `pairs` with the re-optimised tree's and returns the chunk counts it cut to (empty: not used,
 // the fixed path is sliced by Search alone, as for optimal, sequential and explicit paths).
 namespace {
-std::vector<std::int64_t> interleaved_cuts(const EinsumProgram& unsliced,
-                                           const std::vector<Label>& candidates, double limit,
-                                           const EinsumOptions& o,
-                                           std::vector<std::pair<int, int>>& pairs) {
+struct Interleaved {
+  std::vector<std::pair<int, int>> pairs;
+  std::vector<std::int64_t> chunks;
+};
+std::vector<Interleaved> interleaved_cuts(const EinsumProgram& unsliced,
+                                          const std::vector<Label>& candidates, double limit,
+                                          const EinsumOptions& o,
+                                          const std::vector<std::pair<int, int>>& pairs) {
   namespace search = einsum::search;
   const int n = static_cast<int>(unsliced.problem.operands.size());
   const bool randomised =
@@ -314,8 +319,6 @@ std::vector<std::int64_t> interleaved_cuts(const EinsumProgram& unsliced,
                          o.strategy == EinsumStrategy::greedy;
   if (!o.path.empty() || !(randomised || heuristic) || !std::isfinite(limit) || n < 3) return {};
   const search::Net net(unsliced.problem);
-  search::Tree tree = search::tree_from_pairs(net, pairs);
-  std::vector<std::int64_t> chunks;
   auto deadline = search::Clock::time_point::max();
   if (randomised) {
     const double budget = o.time_budget > 0                     ? o.time_budget
@@ -324,9 +327,18 @@ std::vector<std::int64_t> interleaved_cuts(const EinsumProgram& unsliced,
     deadline = search::Clock::now() + std::chrono::duration_cast<search::Clock::duration>(
                                           std::chrono::duration<double>(budget));
   }
-  search::slice_and_reconfigure(net, tree, candidates, limit, randomised ? 8 : 6, deadline, chunks);
-  pairs = search::pairs_from_tree(tree);
-  return chunks;
+  using Pick = search::SliceRule::Pick;
+  const search::SliceRule rules[] = {
+      {Pick::fewest_flops, false}, {Pick::excess_per_flop, false}, {Pick::fewest_flops, true}};
+  std::vector<Interleaved> out;
+  for (const search::SliceRule& rule : rules) {
+    search::Tree tree = search::tree_from_pairs(net, pairs);
+    std::vector<std::int64_t> chunks;
+    if (search::slice_and_reconfigure(net, tree, candidates, limit, randomised ? 8 : 6, rule,
+                                      deadline, chunks))
+      out.push_back({search::pairs_from_tree(tree), std::move(chunks)});
+  }
+  return out;
 }
 }  // namespace
 
@@ -348,19 +360,39 @@ SlicePlan slice_plan_impl(const einsum::Subscripts& subs, const std::vector<Dims
   const double limit = options.memory_limit > 0 && std::isfinite(options.memory_limit)
                            ? options.memory_limit
                            : std::numeric_limits<double>::infinity();
-  const std::vector<std::int64_t> start =
+  // Every interleaved candidate and the fixed path, each finished by the greedy pass of Note
+  // [Slice search]; the fewest total flops win (then the fewer slices, then the earlier).
+  const std::vector<bool> summed = summed_operands(net, unsliced.problem, shapes);
+  std::vector<Interleaved> tries =
       interleaved_cuts(unsliced, candidates, limit, options.einsum, pairs);
-  Search search(net, unsliced.problem, pairs, candidates,
-                summed_operands(net, unsliced.problem, shapes));
-  const Search::Cost unsliced_cost = search.cost();  // along the final pairs
-  const double unsliced_peak = unsliced_cost.peak;
-  if (!start.empty()) search.set_chunks(start);
-  while (search.cost().peak > limit)
-    if (!search.cut_for_memory(limit))
-      limit_error(search, subs, net, sorted_raw_labels(subs), limit, options.slice_output);
-  search.undo_unneeded(limit);
-  while (search.cost().slices < static_cast<double>(options.min_slices) && search.cut_for_count()) {
+  tries.push_back({pairs, {}});
+  std::optional<Search> best;
+  double unsliced_peak = 0, unsliced_flops = 0;
+  for (Interleaved& t : tries) {
+    Search search(net, unsliced.problem, t.pairs, candidates, summed);
+    const Search::Cost whole = search.cost();  // along this try's pairs
+    if (!t.chunks.empty()) search.set_chunks(t.chunks);
+    bool fits = true;
+    while (fits && search.cost().peak > limit) fits = search.cut_for_memory(limit);
+    if (!fits) {
+      if (t.chunks.empty() && !best)  // the fixed path is last: nothing met the limit
+        limit_error(search, subs, net, sorted_raw_labels(subs), limit, options.slice_output);
+      continue;
+    }
+    search.undo_unneeded(limit);
+    while (search.cost().slices < static_cast<double>(options.min_slices) &&
+           search.cut_for_count()) {
+    }
+    const Search::Cost c = search.cost();
+    if (!best || c.flops < best->cost().flops ||
+        (c.flops == best->cost().flops && c.slices < best->cost().slices)) {
+      best.emplace(std::move(search));
+      pairs = t.pairs;
+      unsliced_peak = whole.peak;
+      unsliced_flops = whole.flops;
+    }
   }
+  Search& search = *best;
   const Search::Cost final_cost = search.cost();
   if (final_cost.slices > static_cast<double>(std::int64_t{1} << 62))
     throw Error(ErrorKind::InvalidArgument, "slice_plan: " + number(final_cost.slices) +
@@ -418,7 +450,7 @@ SlicePlan slice_plan_impl(const einsum::Subscripts& subs, const std::vector<Dims
   plan.peak = final_cost.peak;
   plan.flops_per_slice = plan.path.flops;
   plan.total_flops = final_cost.flops;
-  plan.unsliced_flops = unsliced_cost.flops;
+  plan.unsliced_flops = unsliced_flops;
   plan.unsliced_peak = unsliced_peak;
   return plan;
 }
