@@ -81,9 +81,10 @@ enum class EinsumStrategy {
   /// the best by the objective is kept (ties: the lower trial number), so a seed gives the same
   /// path at every thread count. Stops early at time_budget (then the path depends on timing).
   random_greedy,
-  /// Hyper-optimised search: random_greedy trials and recursive bisections of the network
-  /// hypergraph (METIS) with sampled parameters, each refined by subtree reconfiguration, the
-  /// best refined further with larger subtrees, until time_budget or trials run out.
+  /// Hyper-optimised search: random_greedy trials and recursive bisections of the network graph
+  /// (METIS) with sampled parameters, each refined by subtree reconfiguration; then the best
+  /// refined further with larger subtrees and tree annealing, until time_budget (or trials and
+  /// the refinement) run out.
   hyper,
 };
 
@@ -100,6 +101,11 @@ enum class PathObjective {
   /// ours 2: our combo_factor f weighs writes as cotengra's f / 2 does).
   combo,
 };
+
+/// "automatic", "optimal", "greedy", "sequential", "given", "random_greedy", "hyper" ("?" outside
+/// the enumerators); "flops", "size", "combo".
+std::string_view to_string(EinsumStrategy s) noexcept;
+std::string_view to_string(PathObjective o) noexcept;
 
 /// Settings of path search (einsum, einsum_path, prepare_einsum, and SliceOptions::einsum).
 struct EinsumOptions {

@@ -678,38 +678,6 @@ std::vector<DType> dtypes_of(const py::object& dtypes, std::size_t n) {
   return dt;
 }
 
-const char* strategy_name(EinsumStrategy s) {
-  switch (s) {
-    case EinsumStrategy::automatic:
-      return "automatic";
-    case EinsumStrategy::optimal:
-      return "optimal";
-    case EinsumStrategy::greedy:
-      return "greedy";
-    case EinsumStrategy::sequential:
-      return "sequential";
-    case EinsumStrategy::given:
-      return "given";
-    case EinsumStrategy::random_greedy:
-      return "random_greedy";
-    case EinsumStrategy::hyper:
-      return "hyper";
-  }
-  return "?";
-}
-
-const char* objective_name(PathObjective o) {
-  switch (o) {
-    case PathObjective::flops:
-      return "flops";
-    case PathObjective::size:
-      return "size";
-    case PathObjective::combo:
-      return "combo";
-  }
-  return "?";
-}
-
 py::list pairs(const std::vector<std::pair<int, int>>& v) {
   py::list l;
   for (const auto& [a, b] : v) l.append(py::make_tuple(a, b));
@@ -846,9 +814,9 @@ void bind_einsum(py::module_& m) {
                          "the summary and step table.")
       .def_readonly("subscripts", &EinsumPath::subscripts)
       .def_property_readonly("strategy",
-                             [](const EinsumPath& p) { return strategy_name(p.strategy); })
-      .def_property_readonly("objective",
-                             [](const EinsumPath& p) { return objective_name(p.objective); })
+                             [](const EinsumPath& p) { return std::string(to_string(p.strategy)); })
+      .def_property_readonly(
+          "objective", [](const EinsumPath& p) { return std::string(to_string(p.objective)); })
       .def_readonly("flops", &EinsumPath::flops)
       .def_readonly("naive_flops", &EinsumPath::naive_flops)
       .def_readonly("largest_intermediate", &EinsumPath::largest_intermediate)

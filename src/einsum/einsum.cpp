@@ -160,6 +160,9 @@ const char* objective_name(PathObjective o) {
 
 }  // namespace detail
 
+std::string_view to_string(EinsumStrategy s) noexcept { return detail::strategy_name(s); }
+std::string_view to_string(PathObjective o) noexcept { return detail::objective_name(o); }
+
 std::string EinsumPath::to_string() const {
   using detail::number;
   // Long specs (networks of hundreds of operands) are cut: the steps carry the details.

@@ -110,8 +110,8 @@ Score Tree::score() const {
   return s;
 }
 
-Tree tree_from_pairs(const Net& net, std::span<const std::pair<int, int>> pairs) {
-  const auto nodes = static_cast<std::size_t>(2 * net.n - 1);
+Tree leaves_only(const Net& net) {
+  const auto nodes = static_cast<std::size_t>(std::max(2 * net.n - 1, 0));
   Tree t;
   t.left.assign(nodes, -1);
   t.right.assign(nodes, -1);
@@ -123,6 +123,11 @@ Tree tree_from_pairs(const Net& net, std::span<const std::pair<int, int>> pairs)
     t.legs[static_cast<std::size_t>(k)] = net.leaves[static_cast<std::size_t>(k)];
     t.size[static_cast<std::size_t>(k)] = net.volume(net.leaves[static_cast<std::size_t>(k)]);
   }
+  return t;
+}
+
+Tree tree_from_pairs(const Net& net, std::span<const std::pair<int, int>> pairs) {
+  Tree t = leaves_only(net);
   int v = net.n;
   for (auto [a, b] : pairs) {
     const auto u = static_cast<std::size_t>(v);

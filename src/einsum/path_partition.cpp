@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "einsum/path_search.hpp"
 
@@ -111,20 +112,9 @@ class Bisection {
 
 bool partition_tree(const Net& net, const PartitionParams& params, Tree& out) {
   if (net.n < 3) return false;
-  const auto nodes = static_cast<std::size_t>(2 * net.n - 1);
-  out = Tree{};
-  out.left.assign(nodes, -1);
-  out.right.assign(nodes, -1);
-  out.parent.assign(nodes, -1);
-  out.legs.resize(nodes);
-  out.flops.assign(nodes, 0);
-  out.size.assign(nodes, 0);
-  std::vector<int> all;
-  for (int k = 0; k < net.n; ++k) {
-    out.legs[static_cast<std::size_t>(k)] = net.leaves[static_cast<std::size_t>(k)];
-    out.size[static_cast<std::size_t>(k)] = net.volume(net.leaves[static_cast<std::size_t>(k)]);
-    all.push_back(k);
-  }
+  out = leaves_only(net);
+  std::vector<int> all(static_cast<std::size_t>(net.n));
+  std::iota(all.begin(), all.end(), 0);
   Bisection b(net, params, out);
   b.next_ = net.n;
   out.root_id = b.split(std::move(all), 0);

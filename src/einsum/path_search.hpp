@@ -81,6 +81,8 @@ struct Tree {
   Score score() const;
 };
 
+/// The leaves of a tree (internal nodes unset, root -1), to be built by a search.
+Tree leaves_only(const Net& net);
 /// A tree from SSA pairs (ids as in EinsumStep); pairs from a tree, children before parents.
 Tree tree_from_pairs(const Net& net, std::span<const std::pair<int, int>> pairs);
 Pairs pairs_from_tree(const Tree& t);

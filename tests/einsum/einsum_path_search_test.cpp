@@ -371,26 +371,6 @@ EinsumOptions options_for(EinsumStrategy s, std::uint64_t seed = 1,
   return o;
 }
 
-const char* name_of(EinsumStrategy s) {
-  switch (s) {
-    case EinsumStrategy::automatic:
-      return "automatic";
-    case EinsumStrategy::optimal:
-      return "optimal";
-    case EinsumStrategy::greedy:
-      return "greedy";
-    case EinsumStrategy::sequential:
-      return "sequential";
-    case EinsumStrategy::given:
-      return "given";
-    case EinsumStrategy::random_greedy:
-      return "random_greedy";
-    case EinsumStrategy::hyper:
-      return "hyper";
-  }
-  return "?";
-}
-
 constexpr int kOptimalUpTo = 10;  // optimal search in the sweeps (3^n subsets)
 
 const std::vector<EinsumStrategy> kEstablished = {EinsumStrategy::automatic,
@@ -404,7 +384,7 @@ void check_strategies(const std::vector<EinsumStrategy>& strategies) {
     for (EinsumStrategy s : strategies) {
       if (s == EinsumStrategy::optimal && net.n() > kOptimalUpTo) continue;
       if (s == EinsumStrategy::hyper && !net.hyper) continue;
-      SCOPED_TRACE(net.name + ", " + name_of(s));
+      SCOPED_TRACE(net.name + ", " + std::string(to_string(s)));
       const EinsumPath p = net.path(options_for(s));
       EXPECT_TRUE(check_path(net, p));
       if (s != EinsumStrategy::automatic) {
@@ -469,7 +449,8 @@ TEST(PathSearch, GreedyNeverWorseThanSequentialAndOptimalNeverWorseThanAny) {
       const EinsumPath opt = net.path(options_for(EinsumStrategy::optimal));
       for (const EinsumPath* other : {&seq, &greedy, &automatic})
         EXPECT_TRUE(at_most(opt.flops, other->flops))
-            << "optimal " << opt.flops << " > " << name_of(other->strategy) << " " << other->flops;
+            << "optimal " << opt.flops << " > " << std::string(to_string(other->strategy)) << " "
+            << other->flops;
     }
   }
 }
@@ -483,7 +464,7 @@ TEST(PathSearch, RandomizedNeverWorseThanGreedyNorBetterThanOptimal) {
     for (EinsumStrategy s : kRandomized)
       for (std::uint64_t seed : {1, 2}) {
         if (s == EinsumStrategy::hyper && (!net.hyper || seed != 1)) continue;
-        SCOPED_TRACE(std::string(name_of(s)) + " seed " + std::to_string(seed));
+        SCOPED_TRACE(std::string(to_string(s)) + " seed " + std::to_string(seed));
         const EinsumPath p = net.path(options_for(s, seed));
         EXPECT_EQ(p.objective, PathObjective::flops);
         EXPECT_TRUE(at_most(p.flops, greedy.flops)) << p.flops << " > greedy " << greedy.flops;
@@ -512,7 +493,7 @@ void check_values(const std::vector<EinsumStrategy>& strategies) {
     for (Label l : net.output) out_shape.push_back(net.size.at(l));
     EXPECT_EQ(ref.shape(), out_shape);
     for (EinsumStrategy s : strategies) {
-      SCOPED_TRACE(name_of(s));
+      SCOPED_TRACE(std::string(to_string(s)));
       const EinsumPath p = net.path(options_for(s));
       ASSERT_TRUE(check_path(net, p));
       EinsumOptions along;
@@ -545,7 +526,7 @@ TEST(PathSearch, SameSeedSamePathAtEveryThreadCount) {
     for (EinsumStrategy s : kRandomized)
       for (std::uint64_t seed : {3, 4}) {
         if (s == EinsumStrategy::hyper && seed != 3) continue;  // hyper: one seed (its cost)
-        SCOPED_TRACE(net.name + ", " + name_of(s) + " seed " + std::to_string(seed));
+        SCOPED_TRACE(net.name + ", " + std::string(to_string(s)) + " seed " + std::to_string(seed));
         EinsumOptions o = options_for(s, seed);
         o.trials = s == EinsumStrategy::hyper ? 8 : 32;
         o.time_budget = 60;  // generous: the fixed trials end the search
@@ -642,7 +623,7 @@ TEST(PathSearch, SizeObjectiveBoundsTheLargestIntermediate) {
     EXPECT_TRUE(at_most(gs.largest_intermediate, gf.largest_intermediate));
     for (EinsumStrategy s : kRandomized) {
       if (s == EinsumStrategy::hyper && !net.hyper) continue;
-      SCOPED_TRACE(name_of(s));
+      SCOPED_TRACE(std::string(to_string(s)));
       const EinsumPath p = net.path(options_for(s, 5, PathObjective::size));
       EXPECT_TRUE(check_path(net, p));
       EXPECT_EQ(p.objective, PathObjective::size);
@@ -673,7 +654,7 @@ TEST(PathSearch, ComboObjectiveCountsTheWrites) {
         const EinsumPath p = net.path(o);
         EXPECT_TRUE(check_path(net, p));
         EXPECT_TRUE(at_most(combo(p), combo(gc)))
-            << name_of(s) << " " << combo(p) << " > greedy " << combo(gc);
+            << std::string(to_string(s)) << " " << combo(p) << " > greedy " << combo(gc);
       }
     }
   }
@@ -742,7 +723,7 @@ void check_memory_limits(const std::vector<EinsumStrategy>& strategies) {
       SCOPED_TRACE("memory_limit " + std::to_string(limit));
       const bool possible = feasible(net, limit);
       for (EinsumStrategy s : strategies) {
-        SCOPED_TRACE(name_of(s));
+        SCOPED_TRACE(std::string(to_string(s)));
         const bool found = check_limited(net, options_for(s), limit);
         if (!possible) {
           EXPECT_FALSE(found) << "a path within an impossible limit";
@@ -781,7 +762,7 @@ TEST(PathSearch, ImpossibleMemoryLimitIsInvalidArgument) {
   for (EinsumStrategy s :
        {EinsumStrategy::automatic, EinsumStrategy::optimal, EinsumStrategy::greedy,
         EinsumStrategy::sequential, EinsumStrategy::random_greedy, EinsumStrategy::hyper}) {
-    SCOPED_TRACE(name_of(s));
+    SCOPED_TRACE(std::string(to_string(s)));
     EinsumOptions o = options_for(s);
     o.memory_limit = 3;
     expect_error(ErrorKind::InvalidArgument, [&] { ring.path(o); }, {"memory_limit"});
@@ -878,7 +859,7 @@ TEST(PathSearch, InvalidSearchOptionsAreInvalidArgument) {
   const double inf = std::numeric_limits<double>::infinity();
   for (EinsumStrategy s :
        {EinsumStrategy::automatic, EinsumStrategy::random_greedy, EinsumStrategy::hyper}) {
-    SCOPED_TRACE(name_of(s));
+    SCOPED_TRACE(std::string(to_string(s)));
     auto bad = [&](EinsumOptions o, const char* needle) {
       SCOPED_TRACE(needle);
       o.strategy = s;
