@@ -106,7 +106,10 @@ EinsumOptions options_for(const Choice& c, const Settings& s) {
   o.seed = s.seed;
   o.threads = s.threads;
   o.time_budget = c.timed ? c.budget : s.budget;
-  o.trials = s.trials > 0 ? s.trials : (c.timed ? INT_MAX : 0);
+  // hyper's default trial count is already unlimited (trials for half the budget, then
+  // refinement); random_greedy's is 128, which a timed run lifts.
+  o.trials = s.trials > 0 ? s.trials
+                          : (c.timed && c.strategy == EinsumStrategy::random_greedy ? INT_MAX : 0);
   return o;
 }
 

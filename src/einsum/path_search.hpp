@@ -121,8 +121,18 @@ struct AnnealParams {
   /// Inverse temperatures (per bit of energy) of the first and last sweep.
   double beta0 = 4, beta1 = 60;
   std::uint64_t seed = 0;
+  /// Energy of a move (Note [Tree annealing]): local (TreeSA's) or global.
+  bool local = false;
 };
 void anneal(const Net& net, Tree& tree, const AnnealParams& params, Clock::time_point deadline);
+
+/// TreeSA with slicing as a move (Note [Sliced annealing]): anneals `t` on the sizes sliced by
+/// `chunks` (in: a starting slicing or empty; out: the final one), cutting and giving back
+/// `candidates` to keep every result within `limit`; `t` is left scored on the sliced sizes
+/// (over the limit only when no candidate could bring it within).
+void anneal_sliced(const Net& net, Tree& t, double limit, std::span<const Label> candidates,
+                   const AnnealParams& params, Clock::time_point deadline,
+                   std::vector<std::int64_t>& chunks);
 
 /// A tree by recursive bisection of the network (Note [Partitioned trees]); empty tree when the
 /// partitioner is unavailable.
@@ -158,6 +168,25 @@ struct SliceRule {
 bool slice_and_reconfigure(const Net& net, Tree& tree, std::span<const Label> candidates,
                            double limit, int leaves, const SliceRule& rule,
                            Clock::time_point deadline, std::vector<std::int64_t>& chunks);
+
+/// Note [Sliced trial cost]: slices the fixed tree `t` until every step result fits `limit`,
+/// cutting only `candidates`; returns the total flops of all slices (infinity when no candidate
+/// helps any more), sets the chunk count per label and, if given, the sliced score (flops and
+/// write over all slices, largest of one slice).
+double slice_fixed(const Net& net, const Tree& t, double limit, std::span<const Label> candidates,
+                   std::vector<std::int64_t>& chunks, Score* score = nullptr);
+/// The network with every label's size divided by its chunk count (one slice's sizes).
+Net sliced_net(const Net& net, std::span<const std::int64_t> chunks);
+
+/// hyper and random_greedy judging every tree by its sliced cost (Note [Sliced trial cost]).
+struct SlicedTree {
+  Pairs pairs;
+  std::vector<std::int64_t> chunks;
+  int trials = 0;
+};
+SlicedTree hyper_search_sliced(const PathProblem& p, const EinsumOptions& options,
+                               EinsumStrategy strategy, double limit,
+                               std::span<const Label> candidates);
 
 /// splitmix64: the seed of trial k.
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t k);

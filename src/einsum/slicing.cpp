@@ -121,14 +121,18 @@ class Search {
   }
   Cost cost() const { return cost(chunks_); }
 
-  // Step 1 of Note [Slice search]; returns false when no cut reduces a too-large result.
+  // Step 1 of Note [Slice search]; returns false when no cut reduces a too-large result. The
+  // efficiencies are cheap and decide; only the cuts within rounding of the best one are costed
+  // (a re-evaluation of the path each) to break the tie.
   bool cut_for_memory(double limit) {
     const Cost now = cost();
-    struct Best {
-      double efficiency = 0, flops = 0, factor = 0;
+    struct Cut {
+      double efficiency = 0, factor = 0;
       Label label = -1;
       std::int64_t chunks = 0;
-    } best;
+    };
+    std::vector<Cut> cuts;
+    double top = 0;
     for (Label l : candidates_) {
       const std::int64_t k = chunks_[static_cast<std::size_t>(l)];
       for (std::int64_t k2 : divisors(net_.size[static_cast<std::size_t>(l)])) {
@@ -139,19 +143,24 @@ class Search {
           if (r.size > limit && std::find(r.labels.begin(), r.labels.end(), l) != r.labels.end())
             removed += std::min(std::log(r.size / limit), delta);
         if (removed <= 0) break;  // l is in no too-large result: no divisor helps
-        const double efficiency = removed / delta;
-        std::vector<std::int64_t> trial = chunks_;
-        trial[static_cast<std::size_t>(l)] = k2;
-        const double flops = cost(trial).flops;
-        const double factor = static_cast<double>(k2) / static_cast<double>(k);
-        const bool better = best.label < 0 || efficiency > best.efficiency * (1 + 1e-12) ||
-                            (efficiency >= best.efficiency * (1 - 1e-12) &&
-                             (flops < best.flops || (flops == best.flops && factor < best.factor)));
-        if (better) best = {efficiency, flops, factor, l, k2};
+        cuts.push_back({removed / delta, static_cast<double>(k2) / static_cast<double>(k), l, k2});
+        top = std::max(top, removed / delta);
       }
     }
-    if (best.label < 0) return false;
-    chunks_[static_cast<std::size_t>(best.label)] = best.chunks;
+    const Cut* best = nullptr;
+    double best_flops = 0;
+    for (const Cut& c : cuts) {
+      if (c.efficiency < top * (1 - 1e-12)) continue;
+      std::vector<std::int64_t> trial = chunks_;
+      trial[static_cast<std::size_t>(c.label)] = c.chunks;
+      const double flops = cost(trial).flops;
+      if (!best || flops < best_flops || (flops == best_flops && c.factor < best->factor)) {
+        best = &c;
+        best_flops = flops;
+      }
+    }
+    if (!best) return false;
+    chunks_[static_cast<std::size_t>(best->label)] = best->chunks;
     return true;
   }
 
@@ -297,36 +306,28 @@ std::vector<bool> summed_operands(const einsum::Network& net, const einsum::Path
 
 }  // namespace
 
-// Note [Sliced search] for the strategies that search beyond the exact optimum: random_greedy
-// and hyper (reconfiguring 8-leaf subtrees within their time budget), and automatic and greedy
-// above EinsumOptions::optimal_limit operands (6-leaf subtrees, no clock: deterministic). Replaces
-// `pairs` with the re-optimised tree's and returns the chunk counts it cut to (empty: not used,
-// the fixed path is sliced by Search alone, as for optimal, sequential and explicit paths).
 namespace {
+// The time budget of random_greedy and hyper (EinsumOptions::time_budget or their defaults), and
+// how slice_plan shares it: the sliced hyper search (Note [Sliced hyper search]), then the
+// interleaved re-optimisation (Note [Sliced search]).
+double search_budget(const EinsumOptions& o) {
+  return o.time_budget > 0 ? o.time_budget : o.strategy == EinsumStrategy::hyper ? 10.0 : 1.0;
+}
+constexpr double kInterleavedShare = 0.25;
+
+// A tree and the chunk counts cut on it (empty: the tree is cut by Search alone).
 struct Interleaved {
   std::vector<std::pair<int, int>> pairs;
   std::vector<std::int64_t> chunks;
 };
+// Note [Sliced search] from `pairs` under each of its three rules, reconfiguring `leaves`-leaf
+// subtrees until `deadline` (then cutting on without reconfiguration).
 std::vector<Interleaved> interleaved_cuts(const EinsumProgram& unsliced,
                                           const std::vector<Label>& candidates, double limit,
-                                          const EinsumOptions& o,
-                                          const std::vector<std::pair<int, int>>& pairs) {
+                                          const std::vector<std::pair<int, int>>& pairs, int leaves,
+                                          einsum::search::Clock::time_point deadline) {
   namespace search = einsum::search;
-  const int n = static_cast<int>(unsliced.problem.operands.size());
-  const bool randomised =
-      o.strategy == EinsumStrategy::random_greedy || o.strategy == EinsumStrategy::hyper;
-  const bool heuristic = (o.strategy == EinsumStrategy::automatic && n > o.optimal_limit) ||
-                         o.strategy == EinsumStrategy::greedy;
-  if (!o.path.empty() || !(randomised || heuristic) || !std::isfinite(limit) || n < 3) return {};
   const search::Net net(unsliced.problem);
-  auto deadline = search::Clock::time_point::max();
-  if (randomised) {
-    const double budget = o.time_budget > 0                     ? o.time_budget
-                          : o.strategy == EinsumStrategy::hyper ? 10.0
-                                                                : 1.0;
-    deadline = search::Clock::now() + std::chrono::duration_cast<search::Clock::duration>(
-                                          std::chrono::duration<double>(budget));
-  }
   using Pick = search::SliceRule::Pick;
   const search::SliceRule rules[] = {
       {Pick::fewest_flops, false}, {Pick::excess_per_flop, false}, {Pick::fewest_flops, true}};
@@ -334,8 +335,7 @@ std::vector<Interleaved> interleaved_cuts(const EinsumProgram& unsliced,
   for (const search::SliceRule& rule : rules) {
     search::Tree tree = search::tree_from_pairs(net, pairs);
     std::vector<std::int64_t> chunks;
-    if (search::slice_and_reconfigure(net, tree, candidates, limit, randomised ? 8 : 6, rule,
-                                      deadline, chunks))
+    if (search::slice_and_reconfigure(net, tree, candidates, limit, leaves, rule, deadline, chunks))
       out.push_back({search::pairs_from_tree(tree), std::move(chunks)});
   }
   return out;
@@ -346,7 +346,19 @@ SlicePlan slice_plan_impl(const einsum::Subscripts& subs, const std::vector<Dims
                           const SliceOptions& options) {
   const einsum::Network net = einsum::bind_shapes(subs, shapes);
   const std::vector<DType> dtypes(shapes.size(), DType::f64);
-  const EinsumProgram unsliced = lower_einsum(net, shapes, dtypes, options.einsum);
+  const double limit = options.memory_limit > 0 && std::isfinite(options.memory_limit)
+                           ? options.memory_limit
+                           : std::numeric_limits<double>::infinity();
+  const EinsumStrategy strategy = options.einsum.strategy;
+  // random_greedy and hyper under a limit search with the sliced cost (Note [Sliced hyper
+  // search]); their lowering runs greedy, for the problem and greedy's path (tried below too).
+  const bool sliced_search =
+      std::isfinite(limit) && options.einsum.path.empty() &&
+      (strategy == EinsumStrategy::random_greedy || strategy == EinsumStrategy::hyper) &&
+      shapes.size() >= 3;
+  EinsumOptions lowering = options.einsum;
+  if (sliced_search) lowering.strategy = EinsumStrategy::greedy;
+  const EinsumProgram unsliced = lower_einsum(net, shapes, dtypes, lowering);
 
   std::vector<std::pair<int, int>> pairs;
   for (const EinsumStep& s : unsliced.path.steps) pairs.emplace_back(s.lhs, s.rhs);
@@ -357,14 +369,43 @@ SlicePlan slice_plan_impl(const einsum::Subscripts& subs, const std::vector<Dims
         (options.slice_output || !in_list(net.output, l)))
       candidates.push_back(l);
 
-  const double limit = options.memory_limit > 0 && std::isfinite(options.memory_limit)
-                           ? options.memory_limit
-                           : std::numeric_limits<double>::infinity();
-  // Every interleaved candidate and the fixed path, each finished by the greedy pass of Note
-  // [Slice search]; the fewest total flops win (then the fewer slices, then the earlier).
+  // The tries, each finished by the greedy pass of Note [Slice search]; the fewest total flops
+  // win (then the fewer slices, then the earlier):
+  //  - random_greedy and hyper: the sliced search's tree and cuts (three quarters of the time
+  //    budget), then cuts interleaved with 8-leaf reconfiguration from its tree and with 6-leaf
+  //    reconfiguration from greedy's, then greedy's tree as it is (the greedy strategy's plan's
+  //    tries, so never worse than it when the last quarter of the budget suffices; the sliced
+  //    search's own tree was annealed for its cuts);
+  //  - automatic and greedy above optimal_limit operands: cuts interleaved with 6-leaf
+  //    reconfiguration from the path (no clock: deterministic), then the path as it is;
+  //  - optimal, sequential, explicit paths: the path as it is.
   const std::vector<bool> summed = summed_operands(net, unsliced.problem, shapes);
-  std::vector<Interleaved> tries =
-      interleaved_cuts(unsliced, candidates, limit, options.einsum, pairs);
+  const int n = static_cast<int>(shapes.size());
+  const bool interleave =
+      std::isfinite(limit) && n >= 3 && options.einsum.path.empty() &&
+      (sliced_search || strategy == EinsumStrategy::greedy ||
+       (strategy == EinsumStrategy::automatic && n > options.einsum.optimal_limit));
+  std::vector<Interleaved> tries;
+  if (sliced_search) {
+    EinsumOptions o = options.einsum;
+    o.time_budget = (1 - kInterleavedShare) * search_budget(options.einsum);
+    einsum::search::SlicedTree found =
+        einsum::search::hyper_search_sliced(unsliced.problem, o, strategy, limit, candidates);
+    const auto deadline =
+        einsum::search::Clock::now() +
+        std::chrono::duration_cast<einsum::search::Clock::duration>(
+            std::chrono::duration<double>(kInterleavedShare * search_budget(options.einsum)));
+    if (!found.pairs.empty()) {
+      tries.push_back({found.pairs, std::move(found.chunks)});
+      for (Interleaved& t : interleaved_cuts(unsliced, candidates, limit, found.pairs, 8, deadline))
+        tries.push_back(std::move(t));
+    }
+    for (Interleaved& t : interleaved_cuts(unsliced, candidates, limit, pairs, 6, deadline))
+      tries.push_back(std::move(t));
+  } else if (interleave) {
+    tries = interleaved_cuts(unsliced, candidates, limit, pairs, 6,
+                             einsum::search::Clock::time_point::max());
+  }
   tries.push_back({pairs, {}});
   std::optional<Search> best;
   double unsliced_peak = 0, unsliced_flops = 0;

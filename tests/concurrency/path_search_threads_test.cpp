@@ -1,9 +1,11 @@
 // The path search's trial workers under ThreadSanitizer (label: concurrency, part of the tsan run):
 // random_greedy and hyper spread trials over a 4-thread backend (Note [Hyper search]: one trial
 // counter, a mutex around the kept trials) and must give the 1-thread path, also from several
-// threads searching at once and inside an execution scope.
+// threads searching at once and inside an execution scope; slice_plan's sliced hyper search
+// (Note [Sliced hyper search]: trials, then annealing rounds from one counter) likewise.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <thread>
 #include <utility>
@@ -89,6 +91,29 @@ TEST(PathSearchThreads, SeveralSearchesAtOnceAndInsideAScope) {
   for (const auto& p : got) EXPECT_EQ(p, pairs_of(want));
   four.with_execution_scope(
       [&] { EXPECT_EQ(pairs_of(search(g, EinsumStrategy::random_greedy, 0)), pairs_of(want)); });
+}
+
+TEST(PathSearchThreads, SlicedHyperSearchOnFourThreadsGivesTheOneThreadPlan) {
+  const Grid g = grid(4, 5, 9);
+  const double limit = std::floor(slice_plan(g.labels, {}, g.shapes).unsliced_peak / 8);
+  auto plan = [&](int threads) {
+    SliceOptions o;
+    o.memory_limit = limit;
+    o.einsum.strategy = EinsumStrategy::hyper;
+    o.einsum.trials = 4;
+    o.einsum.time_budget = 600;  // never the limit: the trials and rounds decide
+    o.einsum.seed = 7;
+    o.einsum.threads = threads;
+    return slice_plan(g.labels, {}, g.shapes, o);
+  };
+  const SlicePlan one = plan(1);
+  EXPECT_LE(one.peak, limit);
+  const CpuBackend four(CpuBackendOptions{.threads = 4});
+  BackendGuard use(four);
+  const SlicePlan many = plan(0);
+  EXPECT_EQ(many.pairs, one.pairs);
+  EXPECT_EQ(many.slices, one.slices);
+  EXPECT_EQ(many.total_flops, one.total_flops);
 }
 
 }  // namespace
