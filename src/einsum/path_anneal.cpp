@@ -103,22 +103,25 @@ void anneal_sliced(const Net& net, Tree& t, double limit, std::span<const Label>
                    std::vector<std::int64_t>& chunks) {
   if (chunks.size() != net.size.size()) chunks.assign(net.size.size(), 1);
   std::mt19937_64 rng(p.seed);
-  auto rescored = [&] {
-    Net s = sliced_net(net, chunks);
+  // One slice's network; `t` stays scored on it (a sweep keeps its scores exact), so it is
+  // rebuilt and `t` rescored only when the cuts change.
+  Net s = sliced_net(net, chunks);
+  t.rescore(s);
+  auto recut = [&] {
+    s = sliced_net(net, chunks);
     t.rescore(s);
-    return s;
   };
   // Cuts until every result fits (or no candidate helps).
   auto cut = [&] {
-    const Net s = rescored();
     std::vector<std::int64_t> more;
     slice_fixed(s, t, limit, candidates, more);
+    if (std::all_of(more.begin(), more.end(), [](std::int64_t m) { return m == 1; })) return;
     for (std::size_t l = 0; l < chunks.size(); ++l) chunks[l] *= more[l];
+    recut();
   };
   // Gives back the cut whose label's results would grow least (all its pieces) if every result
   // stays within the limit; false when there is none.
   auto give_back = [&] {
-    rescored();
     std::vector<double> largest_with(net.size.size(), 0);
     for (std::size_t v = static_cast<std::size_t>(t.n_leaves()); v < t.left.size(); ++v)
       for (Leg g : t.legs[v]) {
@@ -134,12 +137,12 @@ void anneal_sliced(const Net& net, Tree& t, double limit, std::span<const Label>
     if (best == chunks.size() || largest_with[best] * static_cast<double>(chunks[best]) > limit)
       return false;
     chunks[best] = 1;
+    recut();
     return true;
   };
   for (int step = 0; step < p.temperatures && Clock::now() < deadline; ++step) {
     cut();
     give_back();
-    const Net s = rescored();
     AnnealParams one;
     one.size_target = limit;
     one.temperatures = 1;
@@ -153,7 +156,6 @@ void anneal_sliced(const Net& net, Tree& t, double limit, std::span<const Label>
   cut();
   while (give_back()) {
   }
-  rescored();
 }
 
 }  // namespace tenferro::detail::einsum::search

@@ -61,7 +61,6 @@ class CutTable {
       if (size_[v] > size_[p]) p = v;
     return p;
   }
-  double size(std::size_t v) const { return size_[v]; }
   bool over(double limit) const { return size_.size() > n_ && size_[peak()] > limit; }
   /// Flops of one slice.
   double total() const { return total_; }
