@@ -260,27 +260,71 @@ void QrPrim::execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Ten
 namespace {
 void require_qr_rule(const Tensor& a, bool complete) {
   const I m = rows(a), n = cols(a);
-  if (m < n || (complete && m != n))
+  if (complete && m > n)
     throw Error(ErrorKind::Unsupported,
-                "qr: derivatives need m >= n (reduced) or m == n (complete); got " +
-                    dims_to_string(a.shape()) + (complete ? " complete" : " reduced") +
-                    " (the factorisation of a wide matrix is not differentiable by this rule)");
+                "qr: derivatives of the complete factorisation need m <= n; got " +
+                    dims_to_string(a.shape()) +
+                    " complete (the m - n extra columns of Q are not a function of a)");
+}
+
+// m >= n (R square): with M = Q^H dA R^-1, Omega = tril(M, -1) - tril(M, -1)^H + i Im diag(M):
+// dQ = Q Omega + dA R^-1 - Q M, dR = (M - Omega) R.
+void qr_jvp_tall(const Tensor& Q, const Tensor& R, const Tensor& da, Tensor& dQ, Tensor& dR) {
+  const Tensor N = triangular_solve(R, da, /*upper=*/true, /*left=*/false);  // dA R^-1
+  const Tensor M = matmul(mH(Q), N);
+  const Tensor L = tril(M, -1);
+  const Tensor Omega = L - mH(L) + diag_embed(i_im(diagonal(M)));
+  dQ = matmul(Q, Omega) + N - matmul(Q, M);
+  dR = triu(matmul(M - Omega, R));
+}
+
+// The adjoint of qr_jvp_tall (either cotangent may be undefined, not both).
+Tensor qr_vjp_tall(const Tensor& Q, const Tensor& R, const Tensor& gQ, const Tensor& gR) {
+  Tensor X;
+  if (gQ.defined()) X = matmul(mH(Q), gQ);
+  if (gR.defined()) X = X.defined() ? X - matmul(gR, mH(R)) : -matmul(gR, mH(R));
+  const Tensor Omega_star = tril(X - mH(X), -1) + diag_embed(i_im(diagonal(X)));
+  Tensor gN = matmul(Q, Omega_star - X);
+  if (gQ.defined()) gN = gN + gQ;
+  return triangular_solve(mH(R), gN, /*upper=*/false, /*left=*/false);  // gN R^-H
 }
 }  // namespace
+
+// m < n: a = [X | Y] with X m x m; Q R1 = qr(X) and R2 = Q^H Y, so Y = Q R2 and
+// dR2 = dQ^H Y + Q^H dY (PyTorch's linalg_qr_backward).
+void qr_rule_jvp(const Tensor& Q, const Tensor& R, const Tensor& da, Tensor& dQ, Tensor& dR) {
+  const I m = rows(Q), n = cols(R);
+  if (m >= n) return qr_jvp_tall(Q, R, da, dQ, dR);
+  const Tensor R1 = first_cols(R, m), R2 = slice(R, -1, m, n);
+  Tensor dR1;
+  qr_jvp_tall(Q, R1, first_cols(da, m), dQ, dR1);
+  const Tensor dR2 = matmul(mH(dQ), matmul(Q, R2)) + matmul(mH(Q), slice(da, -1, m, n));
+  dR = concatenate({dR1, dR2}, -1);
+}
+
+Tensor qr_rule_vjp(const Tensor& Q, const Tensor& R, const Tensor& gQ, const Tensor& gR) {
+  const I m = rows(Q), n = cols(R);
+  if (m >= n) return qr_vjp_tall(Q, R, gQ, gR);
+  const Tensor R1 = first_cols(R, m), R2 = slice(R, -1, m, n);
+  Tensor gQ1 = gQ, gR1, gY;
+  if (gR.defined()) {
+    gR1 = first_cols(gR, m);
+    const Tensor gR2 = slice(gR, -1, m, n);
+    const Tensor t = matmul(matmul(Q, R2), mH(gR2));  // Y gR2^H
+    gQ1 = gQ1.defined() ? gQ1 + t : t;
+    gY = matmul(Q, gR2);
+  } else {
+    gY = zeros(with(batch_of(Q), {m, n - m}), Q.dtype());
+  }
+  return concatenate({qr_vjp_tall(Q, R1, gQ1, gR1), gY}, -1);
+}
 
 void QrPrim::jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
                  std::span<const Tensor> t, std::span<Tensor> out_t) const {
   if (!t[0].defined()) return;
   require_qr_rule(primals[0], complete_);
   if (primals[0].numel() == 0) return;
-  const Tensor& Q = outputs[0];
-  const Tensor& R = outputs[1];
-  const Tensor N = triangular_solve(R, t[0], /*upper=*/true, /*left=*/false);  // dA R^-1
-  const Tensor M = matmul(mH(Q), N);
-  const Tensor L = tril(M, -1);
-  const Tensor Omega = L - mH(L) + diag_embed(i_im(diagonal(M)));
-  out_t[0] = matmul(Q, Omega) + N - matmul(Q, M);
-  out_t[1] = triu(matmul(M - Omega, R));
+  qr_rule_jvp(outputs[0], outputs[1], t[0], out_t[0], out_t[1]);
 }
 
 void QrPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
@@ -293,15 +337,7 @@ void QrPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> output
     in_ct[0] = zeros(primals[0].shape(), primals[0].dtype());
     return;
   }
-  const Tensor& Q = outputs[0];
-  const Tensor& R = outputs[1];
-  Tensor X;
-  if (gQ.defined()) X = matmul(mH(Q), gQ);
-  if (gR.defined()) X = X.defined() ? X - matmul(gR, mH(R)) : -matmul(gR, mH(R));
-  const Tensor Omega_star = tril(X - mH(X), -1) + diag_embed(i_im(diagonal(X)));
-  Tensor gN = matmul(Q, Omega_star - X);
-  if (gQ.defined()) gN = gN + gQ;
-  in_ct[0] = triangular_solve(mH(R), gN, /*upper=*/false, /*left=*/false);  // gN R^-H
+  in_ct[0] = qr_rule_vjp(outputs[0], outputs[1], gQ, gR);
 }
 
 }  // namespace tenferro::detail

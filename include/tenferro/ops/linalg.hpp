@@ -70,9 +70,22 @@ struct QrResult {
   Tensor R;  ///< upper triangular (upper trapezoidal when m < n)
 };
 /// QR decomposition a = Q R (Householder, LAPACK's sign convention: R's diagonal may be negative).
-/// Derivatives need m >= n for reduced mode or m == n (complete); other shapes are Unsupported in
-/// the rules (docs/linalg.md).
+/// Derivatives exist for every reduced shape (m < n through the split a = [X | Y], docs/linalg.md)
+/// and for complete mode with m <= n (where it equals reduced); complete mode with m > n (whose
+/// extra columns of Q are not a function of a) is Unsupported in the rules. R's leading square
+/// block must be invertible (full column rank of the first min(m, n) columns).
 QrResult qr(const Tensor& a, QrMode mode = QrMode::reduced);
+
+struct QrPivotedResult {
+  Tensor Q;  ///< [..., m, k], k = min(m, n), orthonormal columns
+  Tensor R;  ///< [..., k, n] upper trapezoidal, |R[i, i]| non-increasing
+  Tensor P;  ///< [..., n] i64: the column permutation (0-based), a[..., :, P] = Q R
+};
+/// QR with column pivoting (LAPACK geqp3, rank revealing: the number of |R[i, i]| above a
+/// tolerance estimates the rank). Always LAPACK (no built-in small kernel). Differentiable as the
+/// QR of a[:, P] with P held fixed (P is piecewise constant); needs the leading k x k block of R
+/// invertible, i.e. full rank.
+QrPivotedResult qr_pivoted(const Tensor& a);
 
 enum class Uplo { lower, upper };
 struct EighOptions {
@@ -91,6 +104,59 @@ EighResult eigh(const Tensor& a, const EighOptions& options = {});
 EighResult eigh(const Tensor& a, Uplo uplo);
 /// The eigenvalues alone, ascending.
 Tensor eigvalsh(const Tensor& a, Uplo uplo = Uplo::lower);
+
+struct EigResult {
+  Tensor eigenvalues;   ///< [..., n] complex (c64 for f32/c64 input, c128 for f64/c128), unsorted
+  Tensor eigenvectors;  ///< [..., n, n] complex, unit-norm columns (LAPACK's phase)
+};
+/// Eigendecomposition of a general square matrix a = V diag(w) V^-1 (LAPACK geev; real input
+/// gives complex output). Eigenvalues come in LAPACK's order (conjugate pairs of a real matrix
+/// adjacent, positive imaginary part first). LinAlgError for NaN/Inf input or when the QR
+/// algorithm does not converge. Derivatives (docs/linalg.md, Note [Eig gauge]): exact for losses
+/// invariant under each eigenvector's phase; Inf/NaN in the eigenvector derivative at repeated
+/// eigenvalues; a defective matrix has no eigenvector derivative.
+EigResult eig(const Tensor& a);
+/// The eigenvalues of a general square matrix alone ([..., n] complex, values-only driver). Its
+/// derivative needs no gauge: dw = diag(V^-1 dA V).
+Tensor eigvals(const Tensor& a);
+
+struct LuResult {
+  Tensor P;  ///< [..., m, m] permutation matrix in a's dtype
+  Tensor L;  ///< [..., m, k] unit lower triangular (trapezoidal), k = min(m, n)
+  Tensor U;  ///< [..., k, n] upper triangular (trapezoidal)
+};
+/// LU with partial pivoting a = P L U of a [..., m, n] (rectangular allowed, as torch.linalg.lu).
+/// A singular a is no error (U has a zero on its diagonal). Differentiable for every shape (the
+/// derivative needs U's leading k x k block invertible; P is piecewise constant).
+LuResult lu(const Tensor& a);
+struct LuFactorResult {
+  Tensor LU;      ///< [..., m, n]: U on and above the diagonal, L's strict lower part below
+  Tensor pivots;  ///< [..., k] i64, 0-based: row i was swapped with row pivots[i], i = 0, 1, ...
+};
+/// The packed LU factorisation (LAPACK getrf, pivots converted to 0-based as SciPy's lu_factor;
+/// LAPACK's are pivots + 1). No error for a singular a. Differentiable in a (through LU).
+LuFactorResult lu_factor(const Tensor& a);
+/// x with a x = b (adjoint: a^H x = b) from lu_factor(a) of a square a: LU [..., n, n], pivots
+/// [..., n], b [..., n] or [..., n, r] (as solve()); batch dims broadcast, dtypes promote.
+/// Differentiable in LU and b (not in the pivots). LinAlgError naming the batch index when U has
+/// an exactly zero diagonal entry; InvalidArgument for a pivot outside [0, n).
+Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& b, bool adjoint = false);
+
+/// Matrix exponential of each square matrix: scaling and squaring with a Pade approximant
+/// (Higham 2005): degree 3, 5, 7, 9 or 13 chosen by the 1-norm for f64/c128 (3, 5, 7 for
+/// f32/c64), scaled by 2^-s when the norm exceeds the largest degree's bound. NaN/Inf input gives
+/// a NaN matrix. Derivatives by the block-triangular identity (the top-right block of
+/// exp([[A, dA], [0, A]])), through matrix_exp itself, so every order works.
+Tensor matrix_exp(const Tensor& a);
+
+/// The default relative cutoff of pinv(): max(m, n) * machine epsilon of a's dtype (as PyTorch's
+/// torch.linalg.pinv and NumPy >= 1.14's rtol default).
+inline constexpr double kDefaultRcond = -1.0;
+/// Moore-Penrose pseudoinverse [..., n, m] of a [..., m, n] through the svd: singular values
+/// <= rcond * s_max count as zero (rcond < 0: kDefaultRcond's rule). LinAlgError for NaN/Inf
+/// input. Its derivative is the analytic one at constant rank (docs/linalg.md), exact at repeated
+/// singular values; it is not defined where the rank changes.
+Tensor pinv(const Tensor& a, double rcond = kDefaultRcond);
 
 /// Cholesky factor of a Hermitian positive-definite matrix: a = L L^H (upper: a = U^H U), read
 /// from the lower (upper) triangle. LinAlgError naming the batch index and the order of the

@@ -36,5 +36,22 @@ void triangular_solve(ExecContext& ctx, const Tensor& a, const Tensor& b, Tensor
 void slogdet(ExecContext& ctx, const Tensor& a, Tensor& sign, Tensor& logabsdet);
 /// det of each square matrix (product of the LU pivots).
 void det(ExecContext& ctx, const Tensor& a, Tensor& out);
+/// Eigenvalues w (complex) and, v non-null, unit-norm right eigenvectors (complex columns) of a
+/// general square matrix (geev).
+void eig(ExecContext& ctx, const Tensor& a, Tensor& w, Tensor* v);
+/// LU with partial pivoting of a [..., m, n]: packed LU [..., m, n] (unit L below the diagonal),
+/// 0-based pivots [..., min(m, n)] (i64) and the row permutation perm [..., m] (i64, (P^T a)[i] =
+/// a[perm[i]]).
+void lu_factor(ExecContext& ctx, const Tensor& a, Tensor& lu, Tensor& pivots, Tensor& perm);
+/// x = a^-1 b (adjoint: a^-H b) from lu_factor's LU [..., n, n] and pivots [..., n], b [..., n, r].
+void lu_solve(ExecContext& ctx, const Tensor& lu, const Tensor& pivots, const Tensor& b, Tensor& x,
+              bool adjoint);
+/// exp of each square matrix: scaling and squaring with Pade (Higham 2005).
+void matrix_exp(ExecContext& ctx, const Tensor& a, Tensor& out);
+/// Pseudoinverse [..., n, m] of a [..., m, n] through the svd; values <= rcond * s_max are zero.
+void pinv(ExecContext& ctx, const Tensor& a, Tensor& out, double rcond);
+/// QR with column pivoting (geqp3): Q [..., m, k], R [..., k, n], P [..., n] (i64, 0-based) with
+/// a[:, P] = Q R.
+void qr_pivoted(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, Tensor& p);
 
 }  // namespace tenferro::detail::linalg

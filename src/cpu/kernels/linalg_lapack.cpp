@@ -153,6 +153,63 @@ WorkSizes query(Routine r, I m, I n, char job) {
       ws.work = std::max(lwork_of(w), lwork_of(w2));
       break;
     }
+    case Routine::geev: {
+      // job: 'N' eigenvalues only, 'V' also right eigenvectors.
+      const lapack_int N = li(n, "geev"), L = std::max(1, N);
+      R rdummy[2] = {0, 0};  // ?trevc3's query writes its rwork size there
+      if constexpr (std::is_same_v<T, float>)
+        checked(LAPACKE_sgeev_work(LAPACK_COL_MAJOR, 'N', job, N, nullptr, L, nullptr, nullptr,
+                                   nullptr, 1, nullptr, L, &w, -1),
+                "sgeev");
+      else if constexpr (std::is_same_v<T, double>)
+        checked(LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', job, N, nullptr, L, nullptr, nullptr,
+                                   nullptr, 1, nullptr, L, &w, -1),
+                "dgeev");
+      else if constexpr (std::is_same_v<T, c64>)
+        checked(LAPACKE_cgeev_work(LAPACK_COL_MAJOR, 'N', job, N, nullptr, L, nullptr, nullptr, 1,
+                                   nullptr, L, &w, -1, rdummy),
+                "cgeev");
+      else
+        checked(LAPACKE_zgeev_work(LAPACK_COL_MAJOR, 'N', job, N, nullptr, L, nullptr, nullptr, 1,
+                                   nullptr, L, &w, -1, rdummy),
+                "zgeev");
+      (void)rdummy;
+      ws.work = lwork_of(w);
+      ws.rwork = 2 * std::max<I>(1, n);
+      break;
+    }
+    case Routine::geqp3_orgqr: {
+      // Reduced Q (min(m, n) columns).
+      const lapack_int M = li(m, "geqp3"), N = li(n, "geqp3"), L = std::max(1, M),
+                       K = std::min(M, N);
+      T w2{};
+      if constexpr (std::is_same_v<T, float>) {
+        checked(LAPACKE_sgeqp3_work(LAPACK_COL_MAJOR, M, N, nullptr, L, nullptr, nullptr, &w, -1),
+                "sgeqp3");
+        checked(LAPACKE_sorgqr_work(LAPACK_COL_MAJOR, M, K, K, nullptr, L, nullptr, &w2, -1),
+                "sorgqr");
+      } else if constexpr (std::is_same_v<T, double>) {
+        checked(LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, M, N, nullptr, L, nullptr, nullptr, &w, -1),
+                "dgeqp3");
+        checked(LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, M, K, K, nullptr, L, nullptr, &w2, -1),
+                "dorgqr");
+      } else if constexpr (std::is_same_v<T, c64>) {
+        checked(LAPACKE_cgeqp3_work(LAPACK_COL_MAJOR, M, N, nullptr, L, nullptr, nullptr, &w, -1,
+                                    nullptr),
+                "cgeqp3");
+        checked(LAPACKE_cungqr_work(LAPACK_COL_MAJOR, M, K, K, nullptr, L, nullptr, &w2, -1),
+                "cungqr");
+      } else {
+        checked(LAPACKE_zgeqp3_work(LAPACK_COL_MAJOR, M, N, nullptr, L, nullptr, nullptr, &w, -1,
+                                    nullptr),
+                "zgeqp3");
+        checked(LAPACKE_zungqr_work(LAPACK_COL_MAJOR, M, K, K, nullptr, L, nullptr, &w2, -1),
+                "zungqr");
+      }
+      ws.work = std::max(lwork_of(w), lwork_of(w2));
+      ws.rwork = 2 * std::max<I>(1, n);
+      break;
+    }
   }
   ws.work = std::max<I>(1, ws.work);
   return ws;
@@ -271,6 +328,66 @@ I getrf(I n, T* a, I lda, int* ipiv) {
 }
 
 template <class T>
+I getrf_mn(I m, I n, T* a, I lda, int* ipiv) {
+  static constexpr char name[] = {prefix<T>(), 'g', 'e', 't', 'r', 'f', 0};
+  const lapack_int M = li(m, name), N = li(n, name), LA = li(lda, name);
+  if constexpr (std::is_same_v<T, float>)
+    return checked(LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, M, N, a, LA, ipiv), name);
+  else if constexpr (std::is_same_v<T, double>)
+    return checked(LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, M, N, a, LA, ipiv), name);
+  else if constexpr (std::is_same_v<T, c64>)
+    return checked(LAPACKE_cgetrf_work(LAPACK_COL_MAJOR, M, N, a, LA, ipiv), name);
+  else
+    return checked(LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, M, N, a, LA, ipiv), name);
+}
+
+template <class T>
+I geev(char jobvr, I n, T* a, I lda, std::complex<real_t<T>>* w, T* vr, I ldvr, const WorkSizes& ws,
+       T* work, real_t<T>* rwork) {
+  static constexpr char name[] = {prefix<T>(), 'g', 'e', 'e', 'v', 0};
+  const lapack_int N = li(n, name), LA = li(lda, name), LV = li(ldvr, name), LW = li(ws.work, name);
+  if constexpr (!is_complex_v<T>) {
+    real_t<T>* wr = rwork;
+    real_t<T>* wi = rwork + n;
+    I info;
+    if constexpr (std::is_same_v<T, float>)
+      info = checked(LAPACKE_sgeev_work(LAPACK_COL_MAJOR, 'N', jobvr, N, a, LA, wr, wi, nullptr, 1,
+                                        vr, LV, work, LW),
+                     name);
+    else
+      info = checked(LAPACKE_dgeev_work(LAPACK_COL_MAJOR, 'N', jobvr, N, a, LA, wr, wi, nullptr, 1,
+                                        vr, LV, work, LW),
+                     name);
+    for (I i = 0; i < n; ++i) w[i] = std::complex<real_t<T>>(wr[i], wi[i]);
+    return info;
+  } else if constexpr (std::is_same_v<T, c64>) {
+    return checked(LAPACKE_cgeev_work(LAPACK_COL_MAJOR, 'N', jobvr, N, a, LA, w, nullptr, 1, vr, LV,
+                                      work, LW, rwork),
+                   name);
+  } else {
+    return checked(LAPACKE_zgeev_work(LAPACK_COL_MAJOR, 'N', jobvr, N, a, LA, w, nullptr, 1, vr, LV,
+                                      work, LW, rwork),
+                   name);
+  }
+}
+
+template <class T>
+I geqp3(I m, I n, T* a, I lda, int* jpvt, T* tau, const WorkSizes& ws, T* work, real_t<T>* rwork) {
+  static constexpr char name[] = {prefix<T>(), 'g', 'e', 'q', 'p', '3', 0};
+  const lapack_int M = li(m, name), N = li(n, name), LA = li(lda, name), LW = li(ws.work, name);
+  if constexpr (std::is_same_v<T, float>)
+    return checked(LAPACKE_sgeqp3_work(LAPACK_COL_MAJOR, M, N, a, LA, jpvt, tau, work, LW), name);
+  else if constexpr (std::is_same_v<T, double>)
+    return checked(LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, M, N, a, LA, jpvt, tau, work, LW), name);
+  else if constexpr (std::is_same_v<T, c64>)
+    return checked(LAPACKE_cgeqp3_work(LAPACK_COL_MAJOR, M, N, a, LA, jpvt, tau, work, LW, rwork),
+                   name);
+  else
+    return checked(LAPACKE_zgeqp3_work(LAPACK_COL_MAJOR, M, N, a, LA, jpvt, tau, work, LW, rwork),
+                   name);
+}
+
+template <class T>
 I getrs(char trans, I n, I nrhs, const T* a, I lda, const int* ipiv, T* b, I ldb) {
   static constexpr char name[] = {prefix<T>(), 'g', 'e', 't', 'r', 's', 0};
   const lapack_int N = li(n, name), R = li(nrhs, name), LA = li(lda, name), LB = li(ldb, name);
@@ -293,6 +410,10 @@ I getrs(char trans, I n, I nrhs, const T* a, I lda, const int* ipiv, T* b, I ldb
   template I orgqr<T>(I, I, I, T*, I, const T*, const WorkSizes&, T*);                           \
   template I potrf<T>(char, I, T*, I);                                                           \
   template I getrf<T>(I, T*, I, int*);                                                           \
+  template I getrf_mn<T>(I, I, T*, I, int*);                                                     \
+  template I geev<T>(char, I, T*, I, std::complex<real_t<T>>*, T*, I, const WorkSizes&, T*,      \
+                     real_t<T>*);                                                                \
+  template I geqp3<T>(I, I, T*, I, int*, T*, const WorkSizes&, T*, real_t<T>*);                  \
   template I getrs<T>(char, I, I, const T*, I, const int*, T*, I);
 TENFERRO_LAPACK_INSTANTIATE(float)
 TENFERRO_LAPACK_INSTANTIATE(double)
