@@ -3,14 +3,14 @@
 //
 // Note [Eig gauge]: each eigenvector of a general matrix is fixed only up to a complex factor.
 // The kernel normalises every column to unit norm (LAPACK's geev), which leaves a phase. The JVP
-// (PyTorch's linalg_eig_jvp) keeps the norm, Re(v_j^H dv_j) = 0, and picks the phase direction
-// with diag(V^-1 dV) - i Im diag(V^H dV)-part fixed as dV = V (E^-1 o dP) - V Re diag(V^H V (E^-1
-// o dP)), dP = V^-1 dA V, E_ij = l_j - l_i; the VJP is its exact adjoint (PyTorch's
-// linalg_eig_backward, normalisation term included). For a loss invariant under v_j -> v_j e^{i
-// phi} (|v|^2, projectors v w^H with w from the same matrix, reconstructions V diag(l) V^-1) it is
-// the exact gradient; for a phase-dependent loss it is the gradient of the gauge-fixed function
-// above (no data-dependent check: it could not run inside trace()). Repeated eigenvalues divide
-// by zero in E (Inf/NaN in the eigenvector derivative, as PyTorch); eigvals' rule has no E.
+// (PyTorch's linalg_eig_jvp) is dV = V X - V Re diag(V^H V X) with X = E^-1 o dP off the diagonal
+// and 0 on it, dP = V^-1 dA V, E_ij = l_j - l_i: the first term moves no eigenvector along itself
+// (diag(V^-1 dV) = 0 before the normalisation term), the second keeps the norm, Re(v_j^H dv_j) = 0.
+// The VJP is its exact adjoint (PyTorch's linalg_eig_backward, normalisation term included). For a
+// loss invariant under v_j -> v_j e^{i phi} (|v|^2, V diag(c) V^-1, the eigenvalues) it is the
+// exact gradient; for a phase-dependent loss it is the gradient of the gauge-fixed function above
+// (no data-dependent check as PyTorch's: it could not run inside trace()). Repeated eigenvalues
+// divide by zero in E (Inf/NaN in the eigenvector derivative, as PyTorch); eigvals' rule has no E.
 #include <cmath>
 #include <limits>
 #include <string>
