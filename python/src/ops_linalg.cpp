@@ -105,6 +105,53 @@ void bind_ops_linalg(py::module_& m) {
       },
       "a"_a, "UPLO"_a = "L");
   m.def(
+      "qr_pivoted",
+      [](const Tensor& a) {
+        QrPivotedResult r = call(&qr_pivoted, a);
+        return py::make_tuple(r.Q, r.R, r.P);
+      },
+      "a"_a, "(Q, R, P): QR with column pivoting, a[..., :, P] = Q R, P i64 (0-based).");
+  m.def(
+      "eig",
+      [](const Tensor& a) {
+        EigResult r = call(&eig, a);
+        return py::make_tuple(r.eigenvalues, r.eigenvectors);
+      },
+      "a"_a, "(eigenvalues, eigenvectors), complex, of a general square matrix.");
+  m.def(
+      "eigvals", [](const Tensor& a) { return call(&eigvals, a); }, "a"_a);
+  m.def(
+      "lu",
+      [](const Tensor& a) {
+        LuResult r = call(&lu, a);
+        return py::make_tuple(r.P, r.L, r.U);
+      },
+      "a"_a, "(P, L, U) with a = P L U.");
+  m.def(
+      "lu_factor",
+      [](const Tensor& a) {
+        LuFactorResult r = call(&lu_factor, a);
+        return py::make_tuple(r.LU, r.pivots);
+      },
+      "a"_a, "(LU, pivots): packed factors and 0-based i64 pivots (SciPy's convention).");
+  m.def(
+      "lu_solve",
+      [](const Tensor& lu_, const Tensor& piv, const Tensor& b, bool adjoint) {
+        return call([&](const Tensor& x, const Tensor& p,
+                        const Tensor& y) { return lu_solve(x, p, y, adjoint); },
+                    lu_, piv, b);
+      },
+      "LU"_a, "pivots"_a, "b"_a, "adjoint"_a = false);
+  m.def(
+      "matrix_exp", [](const Tensor& a) { return call(&matrix_exp, a); }, "a"_a);
+  m.def(
+      "pinv",
+      [](const Tensor& a, double rcond) {
+        return call([&](const Tensor& x) { return pinv(x, rcond); }, a);
+      },
+      "a"_a, "rcond"_a = kDefaultRcond,
+      "Pseudoinverse; rcond < 0 (default): max(m, n) * eps of the dtype.");
+  m.def(
       "cholesky",
       [](const Tensor& a, bool upper) {
         return call([&](const Tensor& x) { return cholesky(x, upper); }, a);
