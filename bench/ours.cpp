@@ -77,6 +77,10 @@ Tensor forward(const CaseSpec& c, const Tensor* in) {
       return tenferro::sum(tenferro::solve(in[0], in[1]));
     case Op::sum_eigvalsh:
       return tenferro::sum(tenferro::eigvalsh(in[0]));
+    case Op::pinv:
+      return tenferro::pinv(in[0]);
+    case Op::matrix_exp:
+      return tenferro::matrix_exp(in[0]);
     default:
       break;
   }
@@ -101,6 +105,14 @@ Outputs forward_all(const CaseSpec& c, const Tensor* in) {
     case Op::eigh: {
       tenferro::EighResult r = tenferro::eigh(in[0]);
       return Outputs{std::move(r.eigenvalues), std::move(r.eigenvectors)};
+    }
+    case Op::eig: {
+      tenferro::EigResult r = tenferro::eig(in[0]);
+      return Outputs{std::move(r.eigenvalues), std::move(r.eigenvectors)};
+    }
+    case Op::lu_factor: {
+      tenferro::LuFactorResult r = tenferro::lu_factor(in[0]);
+      return Outputs{std::move(r.LU), std::move(r.pivots)};
     }
     default:
       break;
@@ -178,6 +190,17 @@ void run_variant(const Context& ctx, std::string_view variant, Body&& body) {
 }
 
 std::vector<double> flatten(const Tensor& t) {
+  if (tenferro::is_complex(t.dtype())) {  // interleaved (re, im), as torch::view_as_real
+    std::vector<double> out;
+    for (const tenferro::c128& z :
+         tenferro::cast(t, tenferro::DType::c128).to_vector<tenferro::c128>()) {
+      out.push_back(z.real());
+      out.push_back(z.imag());
+    }
+    return out;
+  }
+  if (tenferro::is_integral(t.dtype()))
+    return tenferro::cast(t, tenferro::DType::f64).to_vector<double>();
   if (t.dtype() == tenferro::DType::f32) {
     auto v = t.to_vector<float>();
     return std::vector<double>(v.begin(), v.end());

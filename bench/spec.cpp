@@ -139,6 +139,15 @@ const std::vector<CaseSpec>& all_cases() {
                    {shape(s, s.n, s.n), shape(s, s.n, r)});
       }
     }
+    // eig, lu_factor, pinv, matrix_exp (issue 30) on one n x n matrix: n = 4, 16, 256.
+    for (const Factorization& f :
+         {Factorization{"eig", Op::eig, InputKind::general},
+          Factorization{"lu_factor", Op::lu_factor, InputKind::general},
+          Factorization{"pinv", Op::pinv, InputKind::general},
+          Factorization{"matrix_exp", Op::matrix_exp, InputKind::general}}) {
+      for (std::int64_t n : {4, 16, 256})
+        add_linalg(f.name + "_" + std::to_string(n), f.op, f.kind, {{n, n}});
+    }
     // The gradient of the sum of the op's output, with respect to every input.
     const Size grad_sizes[] = {{"_4x4_b16", {16}, 4}, {"_64", {}, 64}};
     for (const Size& s : grad_sizes) {

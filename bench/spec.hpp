@@ -38,10 +38,16 @@ enum class Op : std::uint8_t {
   sum_svdvals,   // sum(svdvals(a))          (a scalar; used by the gradient cases)
   sum_solve,     // sum(solve(a, b))         (a scalar)
   sum_eigvalsh,  // sum(eigvalsh(a))         (a scalar; lower triangle)
+  eig,           // eig(a) of a general matrix: eigenvalues, eigenvectors (complex)
+  lu_factor,     // lu_factor(a): packed LU, pivots (integers; compared 0-based)
+  pinv,          // pinv(a) with the default cutoff (max(m, n) eps)
+  matrix_exp,    // matrix_exp(a)
 };
 
 /// True for the ops whose call returns several tensors (each side's forward_all, not forward).
-inline bool multi_output(Op op) { return op == Op::svd || op == Op::qr || op == Op::eigh; }
+inline bool multi_output(Op op) {
+  return op == Op::svd || op == Op::qr || op == Op::eigh || op == Op::eig || op == Op::lu_factor;
+}
 
 /// How the values of a case's FIRST input (the matrix `a`) are made, per [..., n, n] matrix, on
 /// the host in double before either side makes a tensor (case_input_values; docs/benchmarks.md,
@@ -110,9 +116,10 @@ std::vector<double> input_values(std::int64_t numel, std::uint64_t seed);
 std::vector<double> case_input_values(const CaseSpec& c, std::size_t index);
 
 /// The result of a call as the two sides compare it: `flat` holds every output of the call,
-/// flattened and concatenated in the op's output order. svd / eigh vectors and the rows of qr's R
-/// are defined up to a sign that correct implementations may choose differently; this fixes it
-/// (svd: each column of U, and the matching row of Vh, has a non-negative sum; eigh: each
+/// flattened and concatenated in the op's output order (a complex tensor as interleaved real and
+/// imaginary parts; lu_factor's pivots 0-based on both sides). svd / eigh vectors and the rows of
+/// qr's R are defined up to a sign that correct implementations may choose differently; this fixes
+/// it (svd: each column of U, and the matching row of Vh, has a non-negative sum; eigh: each
 /// eigenvector has a non-negative sum; qr: R's diagonal is non-negative, flipping the matching
 /// column of Q). Other ops are left as they are, as is a `flat` of an unexpected size.
 void canonicalize_result(const CaseSpec& c, std::vector<double>& flat);

@@ -75,9 +75,15 @@ torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in,
       return torch::linalg_solve(in[0], in[1]).sum();
     case Op::sum_eigvalsh:
       return torch::linalg_eigvalsh(in[0], "L").sum();
+    case Op::pinv:
+      return torch::linalg_pinv(in[0]);
+    case Op::matrix_exp:
+      return torch::linalg_matrix_exp(in[0]);
     case Op::svd:
     case Op::qr:
     case Op::eigh:
+    case Op::eig:
+    case Op::lu_factor:
       break;  // forward_all
   }
   throw std::logic_error("forward: not a single-output op");
@@ -99,6 +105,14 @@ Outputs forward_all(const CaseSpec& c, const torch::Tensor* in) {
     case Op::eigh: {
       auto [w, V] = torch::linalg_eigh(in[0], "L");
       return {std::move(w), std::move(V), torch::Tensor()};
+    }
+    case Op::eig: {
+      auto [w, V] = torch::linalg_eig(in[0]);
+      return {std::move(w), std::move(V), torch::Tensor()};
+    }
+    case Op::lu_factor: {
+      auto [LU, pivots] = torch::linalg_lu_factor(in[0]);
+      return {std::move(LU), std::move(pivots), torch::Tensor()};
     }
     default:
       break;
@@ -179,8 +193,11 @@ std::vector<double> reference(const CaseSpec& c) {
     outs.push_back(forward(c, in.data()));
   }
   std::vector<double> flat;
-  for (const auto& t : outs) {
-    auto d = t.detach().to(torch::kFloat64).contiguous();
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    torch::Tensor t = outs[k].detach();
+    if (t.is_complex()) t = torch::view_as_real(t.resolve_conj());  // interleaved (re, im)
+    if (c.op == Op::lu_factor && k == 1) t = t - 1;  // LAPACK's 1-based pivots; ours are 0-based
+    auto d = t.to(torch::kFloat64).contiguous();
     const double* p = d.data_ptr<double>();
     flat.insert(flat.end(), p, p + d.numel());
   }
