@@ -75,8 +75,8 @@ torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in,
       return torch::linalg_solve(in[0], in[1]).sum();
     case Op::sum_eigvalsh:
       return torch::linalg_eigvalsh(in[0], "L").sum();
-    case Op::pinv:
-      return torch::linalg_pinv(in[0]);
+    case Op::pinv:  // atol = rtol = None: rtol = max(m, n) eps, as tenferro's default
+      return torch::linalg_pinv(in[0], c10::optional<double>(), c10::optional<double>(), false);
     case Op::matrix_exp:
       return torch::linalg_matrix_exp(in[0]);
     case Op::svd:
