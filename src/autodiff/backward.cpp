@@ -17,12 +17,13 @@ using LeafList = SmallVector<TensorAux*, 8>;
 
 // Reachable nodes, checked for freed ones and for saved tensors written in place since (Note
 // [Saved versions]) before anything is modified.
-void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api) {
+void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api,
+             std::uint64_t first_seq) {
   const std::uint64_t epoch = ++t_visit_epoch;
   NodeList stack;
   for (const Tensor& r : roots) {
     TapeNode* n = tape_node(r.aux().get());
-    if (n && n->visit != epoch) {
+    if (n && n->visit != epoch && n->seq >= first_seq) {
       n->visit = epoch;
       stack.push_back(n);
     }
@@ -39,7 +40,7 @@ void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api) {
     nodes.push_back(n);
     for (const auto& e : n->edges) {
       TapeNode* p = tape_node(e.get());
-      if (p && p->visit != epoch) {
+      if (p && p->visit != epoch && p->seq >= first_seq) {
         p->visit = epoch;
         stack.push_back(p);
       }
@@ -81,17 +82,25 @@ struct Cleanup {
 
 void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotangents,
                   bool retain_graph, std::span<TensorAux* const> capture,
-                  std::span<Tensor> captured, const char* api) {
+                  std::span<Tensor> captured, const char* api, std::uint64_t first_seq) {
   NodeList nodes;
-  collect(roots, nodes, api);  // may throw; nothing modified yet
+  collect(roots, nodes, api, first_seq);  // may throw; nothing modified yet
   LeafList leaves;
   Cleanup cleanup{nodes, leaves};
   GradModeGuard no_grad(false);  // rules' ops must not record
+  // Note [Functional passes stay inside their graph]: a capturing pass sends only to its own
+  // nodes and to the captured leaves.
+  auto inside = [&](const std::shared_ptr<TensorAux>& e) {
+    if (capture.empty()) return true;
+    if (e->grad_fn) return tape_node(e.get())->seq >= first_seq;
+    return std::find(capture.begin(), capture.end(), e.get()) != capture.end();
+  };
 
   for (TapeNode* n : nodes) n->cotangents.resize(n->outputs.size());
   // A caller's cotangent may itself require grad; backward does not record, so drop that state.
   for (std::size_t r = 0; r < roots.size(); ++r)
-    if (cotangents[r].defined()) send(roots[r].aux(), without_grad(cotangents[r]), leaves);
+    if (cotangents[r].defined() && inside(roots[r].aux()))
+      send(roots[r].aux(), without_grad(cotangents[r]), leaves);
 
   SmallVector<bool, 4> needs;
   TensorList in_ct;
@@ -107,7 +116,7 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
     for (Tensor& c : n->cotangents)
       if (c.defined()) c = Tensor();
     for (std::size_t i = 0; i < n->edges.size(); ++i) {
-      if (!n->edges[i] || !in_ct[i].defined()) continue;
+      if (!n->edges[i] || !in_ct[i].defined() || !inside(n->edges[i])) continue;
       check_vjp_result(n->primitive(), in_ct[i], n->inputs[i]);
       send(n->edges[i], in_ct[i], leaves);
     }

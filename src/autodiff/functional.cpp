@@ -97,6 +97,7 @@ void check_like(const Tensor& t, const Tensor& like, const char* api, const char
 
 ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs) {
   Leaves l = make_leaves(inputs, "grad");
+  const std::uint64_t first_seq = detail::next_node_seq();
   Tensor out;
   {
     GradModeGuard on(true);
@@ -112,7 +113,7 @@ ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs) {
   std::vector<Tensor> grads(inputs.size());
   if (out.requires_grad()) {
     Tensor seed = ones(out.shape(), out.dtype());
-    detail::run_backward({&out, 1}, {&seed, 1}, false, l.auxes, grads, "grad");
+    detail::run_backward({&out, 1}, {&seed, 1}, false, l.auxes, grads, "grad", first_seq);
   }
   fill_zeros(grads, inputs);
   return {detail::without_grad(out), std::move(grads)};
@@ -132,6 +133,7 @@ struct Pullback::State {
   std::vector<Tensor> outputs;  // with their tape links
   Leaves leaves;
   std::vector<Tensor> primal_like;  // shape/dtype of each primal (undefined aux, shared storage)
+  std::uint64_t first_seq = 0;      // Note [Functional passes stay inside their graph]
 };
 
 std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) const {
@@ -152,7 +154,8 @@ std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) con
     cts.push_back(cotangents[k]);
   }
   std::vector<Tensor> grads(s.primal_like.size());
-  if (!roots.empty()) detail::run_backward(roots, cts, true, s.leaves.auxes, grads, "pullback");
+  if (!roots.empty())
+    detail::run_backward(roots, cts, true, s.leaves.auxes, grads, "pullback", s.first_seq);
   fill_zeros(grads, s.primal_like);
   return grads;
 }
@@ -160,6 +163,7 @@ std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) con
 VjpResult vjp(const MultiFn& f, std::span<const Tensor> primals) {
   auto s = std::make_shared<Pullback::State>();
   s->leaves = make_leaves(primals, "vjp");
+  s->first_seq = detail::next_node_seq();
   {
     GradModeGuard on(true);
     s->outputs = f(s->leaves.span());

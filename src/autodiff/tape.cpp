@@ -182,6 +182,8 @@ Tensor without_tangent(const Tensor& t) {
   return r;
 }
 
+std::uint64_t next_node_seq() noexcept { return g_next_seq.load(std::memory_order_relaxed); }
+
 TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
   // The node is filled in place (no intermediate lists); if bind throws, it goes back to the pool.
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});

@@ -149,8 +149,16 @@ void check_vjp_result(const Primitive& p, const Tensor& got, const Tensor& input
 /// leaves listed in `capture` receive gradients, written to `captured` (same length; undefined
 /// where none arrived) and no leaf's grad changes. Throws RuntimeState for a freed graph or a
 /// saved tensor written in place since (Note [Saved versions]), messages opening with `api`.
+///
+/// Note [Functional passes stay inside their graph]: with `capture`, the pass visits only nodes
+/// recorded since `first_seq` (next_node_seq() before the function ran; older nodes cannot depend
+/// on the fresh leaves) and stages no other leaf. A pullback called while another backward is
+/// running (a Krylov solver's adjoint map applying vjp(f) inside backward, src/krylov) therefore
+/// never touches that pass's staged leaves or partial cotangents, and costs only its own graph.
 void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotangents,
                   bool retain_graph, std::span<TensorAux* const> capture,
-                  std::span<Tensor> captured, const char* api);
+                  std::span<Tensor> captured, const char* api, std::uint64_t first_seq = 0);
+/// The sequence number the next recorded node will get.
+std::uint64_t next_node_seq() noexcept;
 
 }  // namespace tenferro::detail
