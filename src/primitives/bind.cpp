@@ -49,6 +49,11 @@ void Primitive::vjp(std::span<const Tensor>, std::span<const Tensor>, std::span<
   throw Error(ErrorKind::Unsupported, std::string(name()) + ": no reverse-mode (VJP) rule");
 }
 
+void Primitive::apply_on_host(std::span<const Tensor>, TensorList&) const {
+  throw Error(ErrorKind::RuntimeState,
+              std::string(name()) + ": apply_on_host called on a primitive that runs kernels");
+}
+
 void infer_specs(const Primitive& p, std::span<const Tensor> in, SpecList& out) {
   if (!p.accepts_integers())
     for (const Tensor& t : in)
@@ -101,6 +106,12 @@ namespace {
 // cached kernel on the current backend.
 void eager_into(const Primitive& p, InputRefs in, std::span<const Tensor> in_span,
                 TensorList& out) {
+  if (p.runs_on_host()) [[unlikely]] {  // Note [Host primitives]
+    SmallVector<Tensor, 4> args;
+    for (const Tensor* t : in) args.push_back(*t);
+    p.apply_on_host(args, out);
+    return;
+  }
   if (in.size() == 1) {
     Tensor v;
     if (p.try_view(*in[0], v)) {

@@ -53,9 +53,11 @@ class Primitive {
  public:
   Primitive() = default;
   // A copy has the same parameters (so the same hash) but is never static (mark_static).
-  Primitive(const Primitive& o) noexcept : hash_memo_(o.memo().load(std::memory_order_relaxed)) {}
+  Primitive(const Primitive& o) noexcept
+      : hash_memo_(o.memo().load(std::memory_order_relaxed)), host_(o.host_) {}
   Primitive& operator=(const Primitive& o) noexcept {
     hash_memo_ = o.memo().load(std::memory_order_relaxed);
+    host_ = o.host_;
     return *this;
   }
   virtual ~Primitive() = default;
@@ -110,6 +112,16 @@ class Primitive {
   /// the kernel directly into the caller's tensor; otherwise it runs into a temporary and copies.
   virtual bool writes_strided_output() const { return false; }
 
+  /// Note [Host primitives]: a few primitives compute their outputs by calling other ops (the
+  /// linear maps of the Krylov solvers, src/krylov/linear_map.hpp, call user functions). An op
+  /// cannot run inside another's kernel (run_operation refuses re-entry), so the eager
+  /// interpreter calls apply_on_host() for them, outside any operation body, instead of
+  /// execute(). Tape and forward mode reach it through that same eager bind; such a primitive
+  /// refuses symbolic inputs in infer(), so it never enters a traced program.
+  bool runs_on_host() const noexcept { return host_; }
+  /// Outputs of a host primitive from plain (aux-free, concrete) inputs.
+  virtual void apply_on_host(std::span<const Tensor> in, TensorList& out) const;
+
   /// Parameters as text for program printing, e.g. "axes=[0, 2] keepdims=true". Empty if none.
   /// Printing only: identity is same_as/params_hash (Note [Typed params]).
   virtual std::string params() const { return {}; }
@@ -151,6 +163,8 @@ class Primitive {
 
  protected:
   virtual std::uint64_t compute_params_hash() const noexcept = 0;
+  /// Marks this primitive as a host primitive (Note [Host primitives]); call in the constructor.
+  void set_runs_on_host() noexcept { host_ = true; }
 
  private:
   std::atomic_ref<std::uint64_t> memo() const noexcept {
@@ -160,6 +174,7 @@ class Primitive {
   // primitive have the same parameters, so they may copy it.
   alignas(8) mutable std::uint64_t hash_memo_ = 0;
   mutable bool static_ = false;
+  bool host_ = false;
 };
 
 /// Implements share(), clone_into(), same_as() and params_hash() for a primitive whose
