@@ -1,0 +1,106 @@
+// LinearMapPrim: the fixed linear map of a Krylov adjoint rule (Note [Krylov autodiff]).
+#include "krylov/linear_map.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "core/tensor_aux.hpp"
+#include "primitives/primitive.hpp"
+#include "tenferro/autodiff.hpp"
+#include "tenferro/ops.hpp"
+
+namespace tenferro::detail::krylov {
+
+bool carries_derivative(const Tensor& t) {
+  const TensorAux* a = t.aux().get();
+  return a && (a->requires_grad || a->grad_fn || a->tangent.defined());
+}
+
+Tensor derivative_probe(const Tensor& y) { return sub(y, detach(y)); }
+
+namespace {
+
+class LinearMapPrim final : public PrimitiveWith<LinearMapPrim> {
+ public:
+  LinearMapPrim(std::shared_ptr<const HostLinearMap> map, bool adjoint)
+      : map_(std::move(map)), id_(reinterpret_cast<std::uintptr_t>(map_.get())), adjoint_(adjoint) {
+    set_runs_on_host();
+  }
+  std::string_view name() const override { return "krylov_linear_map"; }
+  std::string params() const override {
+    return std::string("solver=") + map_->solver + (adjoint_ ? " adjoint" : "");
+  }
+  auto key() const { return std::tie(id_, adjoint_); }
+
+  // Reached only by the tracer (the eager interpreter calls apply_on_host): refuse.
+  void infer(std::span<const Tensor>, SpecList&) const override {
+    throw Error(ErrorKind::Unsupported,
+                std::string(map_->solver) +
+                    ": a Krylov solver's derivative cannot be traced (its map is an arbitrary "
+                    "function); differentiate it eagerly");
+  }
+  void execute(ExecContext&, std::span<const Tensor>, std::span<Tensor>) const override {
+    throw Error(ErrorKind::RuntimeState, "krylov_linear_map: runs on the host, not as a kernel");
+  }
+  void apply_on_host(std::span<const Tensor> in, TensorList& out) const override {
+    NoGradGuard no_grad;
+    const VectorMap& f = adjoint_ && map_->adjoint ? map_->adjoint : map_->apply;
+    for (Tensor& t : f(in)) out.push_back(std::move(t));
+  }
+
+  void jvp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
+           std::span<const Tensor> tangents, std::span<Tensor> out_tangents) const override {
+    std::vector<Tensor> t(tangents.size());
+    for (std::size_t i = 0; i < tangents.size(); ++i) {
+      if (tangents[i].defined() && carries_derivative(tangents[i]) && is_grad_enabled())
+        second_order("a recorded tangent (reverse over forward)");
+      t[i] = tangents[i].defined() ? tangents[i] : zeros(primals[i].shape(), primals[i].dtype());
+    }
+    std::vector<Tensor> r = apply_linear_map(map_, t, adjoint_);
+    for (std::size_t k = 0; k < out_tangents.size(); ++k) out_tangents[k] = like(r[k], outputs[k]);
+  }
+  void vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
+           std::span<const Tensor> cotangents, std::span<const bool> needs,
+           std::span<Tensor> in_cotangents) const override {
+    std::vector<Tensor> ct(cotangents.size());
+    for (std::size_t k = 0; k < cotangents.size(); ++k) {
+      if (cotangents[k].defined() && carries_derivative(cotangents[k]))
+        second_order("a cotangent with a tangent (forward over reverse)");
+      ct[k] =
+          cotangents[k].defined() ? cotangents[k] : zeros(outputs[k].shape(), outputs[k].dtype());
+    }
+    std::vector<Tensor> r = apply_linear_map(map_, ct, !adjoint_);
+    for (std::size_t i = 0; i < in_cotangents.size(); ++i)
+      if (needs[i]) in_cotangents[i] = like(r[i], primals[i]);
+  }
+
+ private:
+  // The rule's result in the dtype of `ref`: a real input's cotangent is the real part of a
+  // complex one (PyTorch's convention), a real map's tangent of a complex input stays complex.
+  static Tensor like(const Tensor& r, const Tensor& ref) {
+    if (r.dtype() == ref.dtype()) return r;
+    if (is_complex(r.dtype()) && !is_complex(ref.dtype())) return cast(real(r), ref.dtype());
+    return cast(r, ref.dtype());
+  }
+  [[noreturn]] void second_order(const char* what) const {
+    throw Error(ErrorKind::Unsupported, std::string(map_->solver) +
+                                            ": second derivatives through a Krylov solver are not "
+                                            "supported (its adjoint rule met " +
+                                            what + ")");
+  }
+
+  std::shared_ptr<const HostLinearMap> map_;
+  std::uintptr_t id_;
+  bool adjoint_;
+};
+
+}  // namespace
+
+std::vector<Tensor> apply_linear_map(const std::shared_ptr<const HostLinearMap>& map,
+                                     std::span<const Tensor> in, bool adjoint) {
+  const LinearMapPrim p(map, adjoint);
+  TensorList out = detail::bind(p, in);
+  return std::vector<Tensor>(out.begin(), out.end());
+}
+
+}  // namespace tenferro::detail::krylov
