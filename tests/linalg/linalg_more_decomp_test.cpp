@@ -258,6 +258,52 @@ TEST(LinalgQrPivoted, ReconstructsOrdersAndRevealsRank) {
   EXPECT_LT(d[2].real(), 1e-12 * d[0].real());
 }
 
+// ---- modes ----
+
+// The new ops in one function (a general, b right-hand sides); eager, prepared and in-scope runs
+// at budgets 1 and 4 must agree bitwise (Note [Linalg provider rules]).
+std::vector<Tensor> more_ops(std::span<const Tensor> x) {
+  const Tensor& a = x[0];
+  const EigResult e = eig(a);
+  const LuFactorResult f = lu_factor(a);
+  const QrPivotedResult q = qr_pivoted(a);
+  return {e.eigenvalues, e.eigenvectors, eigvals(a), f.LU, f.pivots, lu_solve(f.LU, f.pivots, x[1]),
+          matrix_exp(a), pinv(a),        q.Q,        q.R,  q.P};
+}
+
+TEST(LinalgMoreModes, EagerPreparedAndScopeAgreeBitwiseAtBudgetsOneAndFour) {
+  for (auto [batch, n] : {std::pair<I, I>{40, 4}, {6, 20}}) {
+    SCOPED_TRACE("batch " + std::to_string(batch) + " n " + std::to_string(n));
+    const std::vector<Tensor> in = {
+        random({batch, n, n}, 81, DType::f64) * 0.5 + eye(n, DType::f64) * 2.0,
+        random({batch, n, 2}, 82, DType::f64)};
+    const std::vector<ValueSpec> specs = {ValueSpec{{batch, n, n}}, ValueSpec{{batch, n, 2}}};
+    std::vector<Tensor> ref;
+    for (int threads : {1, 4}) {
+      const CpuBackend backend(CpuBackendOptions{.threads = threads});
+      Runtime rt(backend);
+      const PreparedProgram prog = rt.prepare(trace(more_ops, specs));
+      std::vector<std::vector<Tensor>> runs;
+      {
+        BackendGuard use(backend);
+        runs.push_back(more_ops(in));
+      }
+      runs.push_back(rt.run(prog, in));
+      backend.with_execution_scope([&] { runs.push_back(more_ops(in)); });
+      for (const auto& r : runs) {
+        if (ref.empty()) {
+          ref = r;
+          continue;
+        }
+        ASSERT_EQ(r.size(), ref.size());
+        for (std::size_t i = 0; i < r.size(); ++i)
+          EXPECT_TRUE(bitwise_equal(r[i], ref[i]))
+              << "output " << i << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
 // ---- errors ----
 
 TEST(LinalgMoreErrors, ShapesAndDtypes) {
