@@ -13,10 +13,10 @@
 //
 // Errors (tenferro::Error): a rank below 2 or a non-square matrix where a square one is required
 // is ShapeMismatch; an integer or otherwise unsupported dtype is DTypeMismatch; a singular matrix
-// (solve, inv, exactly zero pivot), a matrix that is not positive definite (cholesky) and a
-// non-finite input to an iterative decomposition (svd, eigh) are LinAlgError naming the op and the
-// batch index; LAPACK reporting an illegal argument is BackendFailure naming the routine. No error
-// writes into a caller's tensor.
+// (solve, inv, lu_solve: exactly zero pivot), a matrix that is not positive definite (cholesky), a
+// non-finite input to an iterative decomposition (svd, eigh, eig, pinv) and an eigensolver that
+// does not converge are LinAlgError naming the op and the batch index; LAPACK reporting an illegal
+// argument is BackendFailure naming the routine. No error writes into a caller's tensor.
 #pragma once
 
 #include <cstdint>
