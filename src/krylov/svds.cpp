@@ -1,0 +1,390 @@
+// svds: the top-k singular triplets, by thick-restart Golub-Kahan-Lanczos bidiagonalisation on a
+// pair of maps or by randomised subspace iteration on a dense matrix, and the truncated-svd
+// derivative with the correction for the discarded space (docs/krylov.md "svds").
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "krylov/linear_map.hpp"
+#include "krylov/small_dense.hpp"
+#include "krylov/solvers.hpp"
+#include "krylov/space.hpp"
+#include "tenferro/krylov.hpp"
+#include "tenferro/ops.hpp"
+
+namespace tenferro {
+namespace detail::krylov {
+namespace {
+
+using Apply = std::function<Tensor(const Tensor&)>;
+
+// Triplets as flat columns: U [M, k], V [N, k] (plain), s descending.
+struct Triplets {
+  Tensor U, V;
+  std::vector<double> s, residuals;
+  std::int64_t iterations = 0;
+  double scale = 0;  // largest singular value seen
+};
+
+Tensor columns(const std::vector<Tensor>& vs) {
+  std::vector<Tensor> flat;
+  for (const Tensor& v : vs) flat.push_back(v.reshape({v.numel()}));
+  return stack(flat, 1);
+}
+
+// A unit vector of `like`'s space orthogonal to `basis` (random).
+Tensor fresh_direction(const Tensor& like, std::span<const Tensor> basis, std::uint64_t seed) {
+  Tensor r = random_like(like, seed);
+  std::vector<Scalar> c(basis.size());
+  const double h = orthogonalize<Tensor>(r, basis, c);
+  return vscale(r, 1.0 / h);
+}
+
+// Thick-restart GKL with full reorthogonalisation of both bases. B = U^H A V is filled from the
+// Gram-Schmidt coefficients of A v_j against U, so the restart's spike column is automatic:
+// A V = U B and A^H U = V B^H + beta r e_m^T; a Ritz triplet (sigma, U x, V y) of svd(B) has
+// residual |A^H u - sigma v| = beta |x_m|.
+Triplets gkl(const Apply& A, const Apply& Ah, const Tensor& v0, const Tensor& u_like,
+             std::int64_t k, std::int64_t m, double tol, std::int64_t max_restarts, bool real,
+             std::uint64_t seed) {
+  std::vector<Tensor> V{vscale(v0, 1.0 / vnorm(v0))}, U;
+  SmallMat B(m, m);
+  for (std::int64_t restart = 0;; ++restart) {
+    Tensor resid;
+    double beta = 0, anorm = 0;
+    for (auto j = static_cast<std::int64_t>(V.size()) - 1; j < m; ++j) {
+      Tensor w = A(V[j]);
+      anorm = std::max(anorm, vnorm(w));
+      std::vector<Scalar> cu(U.size());
+      const double h = orthogonalize<Tensor>(w, U, cu);
+      for (std::size_t i = 0; i < cu.size(); ++i) B(i, j) = cu[i];
+      const bool dead = h <= 1e-13 * std::max(anorm, 1e-300);
+      B(j, j) = dead ? 0.0 : h;
+      U.push_back(dead ? fresh_direction(u_like, U, seed + 31 * j + 1) : vscale(w, 1.0 / h));
+      Tensor z = Ah(U[j]);
+      std::vector<Scalar> cv(V.size());
+      const double h2 = orthogonalize<Tensor>(z, V, cv);
+      beta = h2;
+      if (j + 1 == m) {
+        resid = std::move(z);
+        break;
+      }
+      V.push_back(h2 <= 1e-13 * std::max(anorm, 1e-300) ? fresh_direction(v0, V, seed + 31 * j + 2)
+                                                        : vscale(z, 1.0 / h2));
+    }
+    const SmallSvd sv = small_svd(B, real);
+    const double smax = sv.s.empty() ? 0 : sv.s[0];
+    std::vector<double> res(m);
+    std::int64_t nconv = 0;
+    for (std::int64_t i = 0; i < m; ++i) res[i] = beta * std::abs(sv.U(m - 1, i));
+    for (std::int64_t i = 0; i < k; ++i) nconv += res[i] <= tol * std::max(smax, 1e-300);
+    const bool exhausted = beta <= 1e-13 * std::max(anorm, 1e-300);
+    if (nconv == k || restart >= max_restarts || exhausted) {
+      Triplets t;
+      std::vector<Tensor> us, vs;
+      for (std::int64_t i = 0; i < k; ++i) {
+        us.push_back(combine<Tensor>(U, sv.U.col(i)));
+        vs.push_back(combine<Tensor>(V, sv.V.col(i)));
+        t.s.push_back(sv.s[i]);
+        t.residuals.push_back(res[i]);
+      }
+      t.U = columns(us);
+      t.V = columns(vs);
+      t.iterations = restart;
+      t.scale = smax;
+      return t;
+    }
+    const std::int64_t keep = std::min(m - 1, std::max(k, k + (m - k) / 2));
+    std::vector<Tensor> nu, nv;
+    for (std::int64_t i = 0; i < keep; ++i) {
+      nu.push_back(combine<Tensor>(U, sv.U.col(i)));
+      nv.push_back(combine<Tensor>(V, sv.V.col(i)));
+    }
+    nv.push_back(beta > 0 ? vscale(resid, 1.0 / beta) : fresh_direction(v0, nv, seed + 7));
+    B = SmallMat(m, m);
+    for (std::int64_t i = 0; i < keep; ++i) B(i, i) = sv.s[i];
+    U = std::move(nu);
+    V = std::move(nv);
+  }
+}
+
+// Randomised subspace iteration on a dense [M, N] matrix: Q spans a A^H ... a Omega; the Ritz
+// triplets of Q^H a satisfy A^H u = s v exactly, and |A v - s u| = |(1 - Q Q^H) A v| decides.
+Triplets randomized(const Tensor& a, std::int64_t k, std::int64_t l, double tol,
+                    std::int64_t max_iter, std::uint64_t seed) {
+  const Tensor ah = conj(a).transpose();
+  Tensor Q = qr(matmul(a, randn({a.size(1), l}, seed, a.dtype()))).Q;
+  Triplets t;
+  for (std::int64_t it = 0;; ++it) {
+    const SvdResult r = svd(matmul(conj(Q).transpose(), a));
+    const Tensor U = matmul(Q, r.U.slice(1, 0, k));
+    const Tensor V = conj(r.Vh.slice(0, 0, k)).transpose();
+    const Tensor S = r.S.slice(0, 0, k);
+    const Tensor R = sub(matmul(a, V), mul(U, cast(S, a.dtype()).unsqueeze(0)));
+    const std::vector<Scalar> rn =
+        to_scalars(cast(sqrt(sum(real(mul(conj(R), R)), {0})), DType::f64));
+    const std::vector<Scalar> sv = to_scalars(cast(S, DType::f64));
+    t.s.clear();
+    t.residuals.clear();
+    std::int64_t nconv = 0;
+    for (std::int64_t i = 0; i < k; ++i) {
+      t.s.push_back(sv[i].real());
+      t.residuals.push_back(rn[i].real());
+      nconv += rn[i].real() <= tol * std::max(sv[0].real(), 1e-300);
+    }
+    t.scale = sv.empty() ? 0 : sv[0].real();
+    t.iterations = it;
+    if (nconv == k || it >= max_iter) {
+      t.U = U;
+      t.V = V;
+      return t;
+    }
+    Q = qr(matmul(a, qr(matmul(ah, Q)).Q)).Q;  // one power step, re-orthonormalised
+  }
+}
+
+// Reattaches triplets (Note [Krylov autodiff]). ZU = probe(A V), ZV = probe(A^H U) carry dA V and
+// dA^H U; inside span(U), span(V) the thin-svd rule with J = U^H dA V; outside, per triplet i the
+// Hermitian system [s_i, -A; -A^H, s_i] [du; dv] = [Q_U dA v_i; Q_V dA^H u_i] on the complements,
+// solved by MINRES (the correction for the discarded space).
+struct Reattached {
+  Tensor U, S, V;
+};
+Reattached reattach(const Triplets& t, const Tensor& ZU, const Tensor& ZV, const Apply& A,
+                    const Apply& Ah, double tol, double eps, DType rdt, const char* op) {
+  const auto k = static_cast<std::int64_t>(t.s.size());
+  const DType dt = t.U.dtype();
+  const Tensor J = matmul(conj(t.U).transpose(), ZU);  // J_ji = <u_j, dA v_i>
+  const Tensor Jh = conj(J).transpose();
+  std::vector<Scalar> f(static_cast<std::size_t>(k * k));
+  const double sc = t.scale * t.scale;
+  for (std::int64_t j = 0; j < k; ++j)
+    for (std::int64_t i = 0; i < k; ++i) {
+      if (i == j) continue;
+      const double d = t.s[i] * t.s[i] - t.s[j] * t.s[j];
+      f[j * k + i] = d / (d * d + eps * sc * sc);
+    }
+  const Tensor F = from_scalars(f, {k, k}, dt);
+  std::vector<Scalar> sv(t.s.begin(), t.s.end());
+  const Tensor srow = from_scalars(sv, {1, k}, dt), scol = from_scalars(sv, {k, 1}, dt);
+  const Tensor CU = mul(F, add(mul(J, srow), mul(scol, Jh)));
+  Tensor CV = mul(F, add(mul(scol, J), mul(Jh, srow)));
+  if (is_complex(dt)) {  // the phase gauge: Im <v_i, dv_i> = Im J_ii / s_i, <u_i, du_i> real
+    std::vector<Scalar> inv(t.s.size());
+    for (std::size_t i = 0; i < inv.size(); ++i) inv[i] = t.s[i] > 0 ? 1.0 / t.s[i] : 0.0;
+    const Tensor d = mul(complex(zeros({k}, rdt), imag(diagonal(J))), from_scalars(inv, {k}, dt));
+    CV = add(CV, diag_embed(d));
+  }
+  Reattached out;
+  out.S = add(from_scalars(sv, {k}, rdt), cast(real(diagonal(J)), rdt));
+  Tensor U = add(t.U, matmul(t.U, CU)), V = add(t.V, matmul(t.V, CV));
+  // The complement parts, one MINRES per triplet.
+  std::vector<Tensor> du, dv;
+  for (std::int64_t i = 0; i < k; ++i) {
+    auto map = std::make_shared<HostLinearMap>();
+    map->solver = op;
+    const Tensor Up = t.U, Vp = t.V;
+    const double s = t.s[i];
+    map->apply = [A, Ah, Up, Vp, s, tol, op](std::span<const Tensor> in) {
+      auto proj = [](const Tensor& B, const Tensor& x) {
+        return sub(x, matmul(B, matmul(conj(B).transpose(), x)));
+      };
+      auto M = [&](const Pair& x) {
+        return Pair{proj(Up, sub(vscale(x.a, s), A(x.b))), proj(Vp, sub(vscale(x.b, s), Ah(x.a)))};
+      };
+      const Pair rhs{proj(Up, in[0]), proj(Vp, in[1])};
+      SolveOutcome<Pair> r =
+          solve_minres<Pair>(M, rhs, vzeros_like(rhs), tol, 20 * (Up.size(0) + Vp.size(0)) + 100);
+      if (!r.converged)
+        throw Error(ErrorKind::LinAlgError,
+                    std::string(op) +
+                        ": the derivative's solve in the discarded space did not "
+                        "converge (s = " +
+                        format_g(s) +
+                        "); s may equal a singular value that was not computed: raise k");
+      return std::vector<Tensor>{proj(Up, r.x.a), proj(Vp, r.x.b)};
+    };
+    const Tensor in[2] = {ZU.slice(1, i, i + 1).squeeze(1), ZV.slice(1, i, i + 1).squeeze(1)};
+    const std::vector<Tensor> r = apply_linear_map(map, in);
+    du.push_back(r[0]);
+    dv.push_back(r[1]);
+  }
+  out.U = add(U, stack(du, 1));
+  out.V = add(V, stack(dv, 1));
+  return out;
+}
+
+double eps_for(double given, DType rdt) {
+  return given >= 0 ? given : rdt == DType::f32 ? kDegeneracyEpsSingle : kDegeneracyEpsDouble;
+}
+
+std::string residual_list(const std::vector<double>& v) {
+  std::string s;
+  for (double x : v) s += (s.empty() ? "" : ", ") + format_g(x);
+  return "[" + s + "]";
+}
+
+void check_converged(const char* op, const Triplets& t, double tol, bool require,
+                     KrylovInfo& info) {
+  info.iterations = t.iterations;
+  info.residuals = t.residuals;
+  for (double r : t.residuals) info.converged += r <= 10 * tol * std::max(t.scale, 1e-300);
+  if (require && info.converged < static_cast<std::int64_t>(t.s.size()))
+    throw Error(ErrorKind::LinAlgError,
+                std::string(op) + ": " + std::to_string(info.converged) + " of k = " +
+                    std::to_string(t.s.size()) + " triplets converged to tol = " + format_g(tol) +
+                    " after " + std::to_string(t.iterations) + " iterations (residuals " +
+                    residual_list(t.residuals) +
+                    "); raise max_restarts or krylov_dim, or set require_convergence = false");
+}
+
+}  // namespace
+}  // namespace detail::krylov
+
+SvdsResult svds(const Tensor& a, std::int64_t k, const SvdsOptions& o) {
+  using namespace detail::krylov;
+  const char* op = "svds";
+  require_floating(op, a, "a");
+  if (a.rank() != 2)
+    throw Error(ErrorKind::ShapeMismatch,
+                "svds: a must be a matrix [m, n]; got " + dims_to_string(a.shape()));
+  const std::int64_t m = a.size(0), n = a.size(1), mn = std::min(m, n);
+  if (k < 1 || k > mn)
+    throw Error(ErrorKind::InvalidArgument,
+                "svds: k = " + std::to_string(k) +
+                    " must be in [1, min(m, n) = " + std::to_string(mn) + "]");
+  const double tol = default_tol(a.dtype(), o.tol);
+  const Tensor ap = plain_value(op, a, "a");
+  const bool real = !is_complex(a.dtype());
+  Triplets t;
+  SvdsResult out;
+  {
+    NoGradGuard no_grad;
+    if (o.method == SvdsMethod::lanczos) {
+      const Tensor aph = conj(ap).transpose();
+      std::int64_t& calls = out.info.applications;
+      auto A = [&](const Tensor& v) { return ++calls, matmul(ap, v); };
+      auto Ah = [&](const Tensor& u) { return ++calls, matmul(aph, u); };
+      const std::int64_t kd =
+          std::min(mn, o.krylov_dim > 0 ? std::max(o.krylov_dim, k + 1)
+                                        : std::max(2 * k + 1, std::int64_t{20}));
+      t = gkl(A, Ah, randn({n}, o.seed, a.dtype()), zeros({m}, a.dtype()), k, kd, tol,
+              o.max_restarts, real, o.seed);
+    } else {
+      const std::int64_t over = o.oversampling > 0 ? o.oversampling : std::max(k, std::int64_t{10});
+      const std::int64_t l = std::min(mn, o.krylov_dim > 0 ? std::max(o.krylov_dim, k) : k + over);
+      if (l >= mn) {  // the range is the whole space: one dense svd is exact
+        const SvdResult r = svd(ap);
+        t.U = r.U.slice(1, 0, k);
+        t.V = conj(r.Vh.slice(0, 0, k)).transpose();
+        for (Scalar s : to_scalars(cast(r.S.slice(0, 0, k), DType::f64))) t.s.push_back(s.real());
+        t.residuals.assign(k, 0.0);
+        t.scale = t.s[0];
+      } else {
+        t = randomized(ap, k, l, tol, o.max_restarts, o.seed);
+        out.info.applications = 2 * (t.iterations + 1) * l;
+      }
+    }
+  }
+  check_converged(op, t, tol, o.require_convergence, out.info);
+  const DType rdt = real_dtype(a.dtype());
+  std::vector<Scalar> sv(t.s.begin(), t.s.end());
+  out.U = t.U;
+  out.S = from_scalars(sv, {k}, rdt);
+  out.Vh = conj(t.V).transpose();
+  if (!carries_derivative(a)) return out;
+  const Tensor ZU = derivative_probe(matmul(a, t.V));
+  const Tensor ZV = derivative_probe(matmul(conj(a).transpose(), t.U));
+  const Tensor aph = conj(ap).transpose();
+  auto A = [ap](const Tensor& v) { return matmul(ap, v); };
+  auto Ah = [aph](const Tensor& u) { return matmul(aph, u); };
+  const Reattached r = reattach(t, ZU, ZV, A, Ah, tol, eps_for(o.degeneracy_eps, rdt), rdt, op);
+  out.U = r.U;
+  out.S = r.S;
+  out.Vh = conj(r.V).transpose();
+  return out;
+}
+
+SvdsMapResult svds(ScalarFn f_in, ScalarFn fadj_in, const Tensor& v0, std::int64_t k,
+                   const SvdsOptions& o) {
+  using namespace detail::krylov;
+  const char* op = "svds";
+  require_floating(op, v0, "v0");
+  const Tensor x0 = plain_value(op, v0, "v0");
+  auto f = std::make_shared<ScalarFn>(std::move(f_in));
+  auto fa = std::make_shared<ScalarFn>(std::move(fadj_in));
+  const double tol = default_tol(v0.dtype(), o.tol);
+  // The output space's shape comes from one application.
+  Tensor y0;
+  {
+    NoGradGuard no_grad;
+    y0 = detach((*f)(std::span<const Tensor>(&x0, 1)));
+  }
+  if (!y0.defined() || y0.dtype() != v0.dtype())
+    throw Error(ErrorKind::DTypeMismatch, "svds: f(v) must be defined with v's dtype");
+  const Dims xs = v0.shape(), ys = y0.shape();
+  const std::int64_t mn = std::min(v0.numel(), y0.numel());
+  if (k < 1 || k > mn)
+    throw Error(ErrorKind::InvalidArgument,
+                "svds: k = " + std::to_string(k) +
+                    " must be in [1, min(dim X, dim Y) = " + std::to_string(mn) + "]");
+  // The maps outlive this call (the derivative's solves apply them in backward): they own f.
+  auto calls = std::make_shared<std::int64_t>(1);
+  auto checked = [op, calls](std::shared_ptr<ScalarFn> g, const char* what, Dims in,
+                             Dims out_shape) {
+    return [g, what, in, out_shape, op, calls](const Tensor& v) {
+      ++*calls;
+      const Tensor x = v.reshape(in);
+      Tensor y = plain_value(op, (*g)(std::span<const Tensor>(&x, 1)), what);
+      if (y.shape() != out_shape || y.dtype() != v.dtype())
+        throw Error(ErrorKind::ShapeMismatch, std::string("svds: ") + what + " returned " +
+                                                  dims_to_string(y.shape()) + "; expected " +
+                                                  dims_to_string(out_shape));
+      return y.reshape({y.numel()});
+    };
+  };
+  const Apply A = checked(f, "f", xs, ys), Ah = checked(fa, "f_adj", ys, xs);
+  const std::int64_t kd = std::min(
+      mn, o.krylov_dim > 0 ? std::max(o.krylov_dim, k + 1) : std::max(2 * k + 1, std::int64_t{20}));
+  Triplets t;
+  SvdsMapResult out;
+  {
+    NoGradGuard no_grad;
+    t = gkl(A, Ah, x0.reshape({x0.numel()}), zeros({y0.numel()}, y0.dtype()), k, kd, tol,
+            o.max_restarts, !is_complex(v0.dtype()), o.seed);
+  }
+  check_converged(op, t, tol, o.require_convergence, out.info);
+  out.info.applications = *calls + 2 * k;
+  const DType rdt = real_dtype(v0.dtype());
+  std::vector<Scalar> sv(t.s.begin(), t.s.end());
+  out.S = from_scalars(sv, {k}, rdt);
+  // Probes: f and f_adj applied with the caller's grad mode, one column at a time.
+  std::vector<Tensor> zu, zv;
+  bool differentiable = false;
+  for (std::int64_t i = 0; i < k; ++i) {
+    const Tensor v = t.V.slice(1, i, i + 1).reshape(xs), u = t.U.slice(1, i, i + 1).reshape(ys);
+    zu.push_back((*f)(std::span<const Tensor>(&v, 1)));
+    zv.push_back((*fa)(std::span<const Tensor>(&u, 1)));
+    differentiable |= carries_derivative(zu.back()) || carries_derivative(zv.back());
+  }
+  Tensor U = t.U, V = t.V;
+  if (differentiable) {
+    std::vector<Tensor> pu, pv;
+    for (std::int64_t i = 0; i < k; ++i) {
+      pu.push_back(derivative_probe(zu[i]).reshape({zu[i].numel()}));
+      pv.push_back(derivative_probe(zv[i]).reshape({zv[i].numel()}));
+    }
+    const Reattached r = reattach(t, stack(pu, 1), stack(pv, 1), A, Ah, tol,
+                                  eps_for(o.degeneracy_eps, rdt), rdt, op);
+    U = r.U;
+    V = r.V;
+    out.S = r.S;
+  }
+  for (std::int64_t i = 0; i < k; ++i) {
+    out.U.push_back(U.slice(1, i, i + 1).reshape(ys));
+    out.V.push_back(V.slice(1, i, i + 1).reshape(xs));
+  }
+  return out;
+}
+
+}  // namespace tenferro
