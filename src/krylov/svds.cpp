@@ -9,6 +9,7 @@
 #include "krylov/small_dense.hpp"
 #include "krylov/solvers.hpp"
 #include "krylov/space.hpp"
+#include "krylov/truncated.hpp"
 #include "tenferro/krylov.hpp"
 #include "tenferro/ops.hpp"
 
@@ -240,6 +241,51 @@ void check_converged(const char* op, const Triplets& t, double tol, bool require
 
 }  // namespace
 }  // namespace detail::krylov
+
+namespace detail {
+
+namespace {
+thread_local std::uint64_t t_by_svds = 0;
+}
+std::uint64_t truncated_by_svds_count() noexcept { return t_by_svds; }
+
+std::optional<SvdResult> truncated_by_svds(const Tensor& a, std::int64_t k) {
+  using namespace krylov;
+  if (a.rank() < 2 || !a.has_storage() || a.aux() || k <= 0) return std::nullopt;
+  const std::int64_t m = a.size(-2), n = a.size(-1), mn = std::min(m, n);
+  if (mn < 128 || 8 * k > mn) return std::nullopt;
+  const std::int64_t l = std::min(mn, k + std::max(k, std::int64_t{10}));
+  const std::int64_t budget = std::max<std::int64_t>(2, mn / (2 * l));
+  // The residual of an exact triplet computed in floating point is ~ eps sqrt(max(m, n)) s_max.
+  const double eps = a.dtype() == DType::f32 || a.dtype() == DType::c64 ? 1.2e-7 : 2.3e-16;
+  const double tol = 20 * eps * std::sqrt(static_cast<double>(std::max(m, n)));
+  const std::int64_t batch = a.numel() / std::max<std::int64_t>(1, m * n);
+  if (batch == 0) return std::nullopt;
+  NoGradGuard no_grad;
+  const Tensor flat = a.reshape({batch, m, n});
+  std::vector<Tensor> us, ss, vhs;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const Triplets t = randomized(flat.slice(0, b, b + 1).squeeze(0), k, l, tol, budget,
+                                  0x5eed + static_cast<std::uint64_t>(b));
+    for (double r : t.residuals)
+      if (!(r <= tol * t.scale)) return std::nullopt;
+    std::vector<Scalar> sv(t.s.begin(), t.s.end());
+    us.push_back(t.U);
+    ss.push_back(from_scalars(sv, {k}, real_dtype(a.dtype())));
+    vhs.push_back(conj(t.V).transpose());
+  }
+  Dims lead(a.shape().begin(), a.shape().end() - 2);
+  auto shaped = [&](const std::vector<Tensor>& parts, std::int64_t r, std::int64_t c) {
+    Dims s = lead;
+    s.push_back(r);
+    if (c > 0) s.push_back(c);
+    return stack(parts, 0).reshape(s);
+  };
+  ++t_by_svds;
+  return SvdResult{shaped(us, m, k), shaped(ss, k, 0), shaped(vhs, k, n)};
+}
+
+}  // namespace detail
 
 SvdsResult svds(const Tensor& a, std::int64_t k, const SvdsOptions& o) {
   using namespace detail::krylov;

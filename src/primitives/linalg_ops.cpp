@@ -2,8 +2,10 @@
 // promotion and batch broadcasting, then the primitives of linalg_prims.hpp or compositions of
 // public ops (so autodiff and tracing need nothing extra).
 #include <cmath>
+#include <optional>
 #include <string>
 
+#include "krylov/truncated.hpp"
 #include "primitives/linalg_prims.hpp"
 #include "primitives/linalg_rules.hpp"
 
@@ -143,7 +145,9 @@ SvdResult svd_truncated(const Tensor& a, std::int64_t max_rank, double cutoff,
   if (!(cutoff >= 0) || !std::isfinite(cutoff))
     throw Error(ErrorKind::InvalidArgument, "svd_truncated: cutoff must be finite and >= 0, got " +
                                                 detail::format_double(cutoff));
-  SvdResult r = svd(a, SvdOptions{false, degeneracy_eps});
+  // Note [svd_truncated by svds]: the leading triplets alone when no derivative can be asked for.
+  std::optional<SvdResult> top = detail::truncated_by_svds(a, max_rank);
+  SvdResult r = top ? std::move(*top) : svd(a, SvdOptions{false, degeneracy_eps});
   const std::int64_t rank = detail::truncation_rank(r.S, max_rank, cutoff);
   if (rank == r.S.shape().back()) return r;
   return {slice(r.U, -1, 0, rank), slice(r.S, -1, 0, rank), slice(r.Vh, -2, 0, rank)};

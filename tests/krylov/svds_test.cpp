@@ -6,6 +6,7 @@
 
 #include "common/expect_error.hpp"
 #include "krylov/krylov_test_util.hpp"
+#include "krylov/truncated.hpp"
 
 namespace tenferro {
 namespace {
@@ -138,6 +139,41 @@ TEST(Svds, Errors) {
   expect_error(ErrorKind::LinAlgError, [&] { svds(g, 2, o); }, {"converged"});
   o.require_convergence = false;
   EXPECT_LT(svds(g, 2, o).info.converged, 2);
+}
+
+}  // namespace
+}  // namespace tenferro
+
+namespace tenferro {
+namespace {
+
+TEST(SvdTruncatedBySvds, ValuesAgreeWithTheDenseSvdAndDerivativesKeepTheDensePath) {
+  for (DType dt : {DType::f64, DType::c128}) {
+    NoGradGuard ng;
+    const Tensor a = stack(std::vector<Tensor>{with_singular_values(300, 260, 0.8, 40, dt),
+                                               with_singular_values(300, 260, 0.7, 41, dt)});
+    const std::uint64_t before = detail::truncated_by_svds_count();
+    const SvdResult fast = svd_truncated(a, 12);  // 8 * 12 <= 260: by svds
+    EXPECT_EQ(detail::truncated_by_svds_count(), before + 1);
+    const SvdResult dense = svd(a);
+    EXPECT_EQ(fast.U.shape(), (Dims{2, 300, 12}));
+    EXPECT_EQ(fast.Vh.shape(), (Dims{2, 12, 260}));
+    EXPECT_LT(max_abs_diff(fast.S, dense.S.slice(1, 0, 12)), 1e-13);
+    // The rank-12 approximations agree (gauge-free).
+    auto approx = [](const SvdResult& r, std::int64_t k) {
+      return matmul(mul(r.U.slice(2, 0, k), cast(r.S.slice(1, 0, k), r.U.dtype()).unsqueeze(1)),
+                    r.Vh.slice(1, 0, k));
+    };
+    EXPECT_LT(max_abs_diff(approx(fast, 12), approx(dense, 12)), 1e-12);
+    // cutoff counts among the computed values: 0.8^i > 1e-1 for i <= 10.
+    EXPECT_EQ(svd_truncated(a.slice(0, 0, 1), 12, 0.1).S.size(1), 11);
+  }
+  // With a derivative in play the dense svd runs: its U is LAPACK's, bit for bit.
+  Tensor a = with_singular_values(300, 260, 0.8, 42, DType::f64);
+  a.requires_grad_();
+  const std::uint64_t before = detail::truncated_by_svds_count();
+  EXPECT_EQ(max_abs_diff(svd_truncated(a, 12).U, svd(a).U.slice(1, 0, 12)), 0.0);
+  EXPECT_EQ(detail::truncated_by_svds_count(), before);
 }
 
 }  // namespace
