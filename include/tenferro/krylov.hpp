@@ -143,7 +143,7 @@ ExponentiateResult exponentiate(ScalarFn f, Scalar t, const Tensor& x,
                                 const ExponentiateOptions& options = {});
 
 enum class SvdsMethod {
-  automatic,   ///< randomized for a dense matrix, lanczos for a map
+  automatic,   ///< dense matrix: randomized while it converges fast, else lanczos; map: lanczos
   lanczos,     ///< Golub-Kahan-Lanczos bidiagonalisation, thick restart
   randomized,  ///< randomised subspace iteration (dense matrices): oversampling + power steps
 };

@@ -109,38 +109,54 @@ Triplets gkl(const Apply& A, const Apply& Ah, const Tensor& v0, const Tensor& u_
   }
 }
 
-// Randomised subspace iteration on a dense [M, N] matrix: Q spans a A^H ... a Omega; the Ritz
-// triplets of Q^H a satisfy A^H u = s v exactly, and |A v - s u| = |(1 - Q Q^H) A v| decides.
+// Randomised subspace iteration on a dense [M, N] matrix. Per step, with Q [M, l] orthonormal:
+// svd(Q^H A) = Ub S Vh gives triplets (Q Ub, S, Vh^H) with A^H u = s v exactly, and W = A Vh^H
+// gives both their residuals |A v - s u| (the first k columns of W - U S) and, as it spans
+// A A^H Q, the next basis: one power step costs two products with A. With `give_up`, a step
+// whose residual decay predicts more than max_iter steps in all ends the iteration unconverged
+// (the caller then takes another method).
 Triplets randomized(const Tensor& a, std::int64_t k, std::int64_t l, double tol,
-                    std::int64_t max_iter, std::uint64_t seed) {
+                    std::int64_t max_iter, std::uint64_t seed, bool give_up = false) {
   const Tensor ah = conj(a).transpose();
   Tensor Q = qr(matmul(a, randn({a.size(1), l}, seed, a.dtype()))).Q;
   Triplets t;
+  double previous = 0;
   for (std::int64_t it = 0;; ++it) {
-    const SvdResult r = svd(matmul(conj(Q).transpose(), a));
-    const Tensor U = matmul(Q, r.U.slice(1, 0, k));
-    const Tensor V = conj(r.Vh.slice(0, 0, k)).transpose();
-    const Tensor S = r.S.slice(0, 0, k);
-    const Tensor R = sub(matmul(a, V), mul(U, cast(S, a.dtype()).unsqueeze(0)));
+    const SvdResult r = svd(conj(matmul(ah, Q)).transpose());  // Q^H A, [l, N]
+    const Tensor V = conj(r.Vh).transpose();                   // [N, l]
+    const Tensor W = matmul(a, V);                             // A V, [M, l]
+    const Tensor U = matmul(Q, r.U);
+    const Tensor Sk = r.S.slice(0, 0, k);
+    const Tensor R = sub(W.slice(1, 0, k), mul(U.slice(1, 0, k), cast(Sk, a.dtype()).unsqueeze(0)));
     const std::vector<Scalar> rn =
         to_scalars(cast(sqrt(sum(real(mul(conj(R), R)), {0})), DType::f64));
-    const std::vector<Scalar> sv = to_scalars(cast(S, DType::f64));
+    const std::vector<Scalar> sv = to_scalars(cast(Sk, DType::f64));
     t.s.clear();
     t.residuals.clear();
+    t.scale = sv.empty() ? 0 : sv[0].real();
+    const double target = tol * std::max(t.scale, 1e-300);
     std::int64_t nconv = 0;
+    double worst = 0;
     for (std::int64_t i = 0; i < k; ++i) {
       t.s.push_back(sv[i].real());
       t.residuals.push_back(rn[i].real());
-      nconv += rn[i].real() <= tol * std::max(sv[0].real(), 1e-300);
+      nconv += rn[i].real() <= target;
+      worst = std::max(worst, rn[i].real());
     }
-    t.scale = sv.empty() ? 0 : sv[0].real();
     t.iterations = it;
-    if (nconv == k || it >= max_iter) {
-      t.U = U;
-      t.V = V;
+    bool stop = nconv == k || it >= max_iter;
+    if (!stop && give_up && it >= 1) {
+      const double rate = worst / previous;  // per power step
+      stop = !(rate < 0.9) ||
+             it + std::log(target / worst) / std::log(rate) > static_cast<double>(max_iter);
+    }
+    if (stop) {
+      t.U = U.slice(1, 0, k);
+      t.V = V.slice(1, 0, k);
       return t;
     }
-    Q = qr(matmul(a, qr(matmul(ah, Q)).Q)).Q;  // one power step, re-orthonormalised
+    previous = worst;
+    Q = qr(W).Q;
   }
 }
 
@@ -266,7 +282,7 @@ std::optional<SvdResult> truncated_by_svds(const Tensor& a, std::int64_t k) {
   std::vector<Tensor> us, ss, vhs;
   for (std::int64_t b = 0; b < batch; ++b) {
     const Triplets t = randomized(flat.slice(0, b, b + 1).squeeze(0), k, l, tol, budget,
-                                  0x5eed + static_cast<std::uint64_t>(b));
+                                  0x5eed + static_cast<std::uint64_t>(b), /*give_up=*/true);
     for (double r : t.residuals)
       if (!(r <= tol * t.scale)) return std::nullopt;
     std::vector<Scalar> sv(t.s.begin(), t.s.end());
@@ -306,29 +322,40 @@ SvdsResult svds(const Tensor& a, std::int64_t k, const SvdsOptions& o) {
   SvdsResult out;
   {
     NoGradGuard no_grad;
-    if (o.method == SvdsMethod::lanczos) {
-      const Tensor aph = conj(ap).transpose();
-      std::int64_t& calls = out.info.applications;
+    const Tensor aph = conj(ap).transpose();
+    std::int64_t& calls = out.info.applications;
+    auto run_gkl = [&] {
       auto A = [&](const Tensor& v) { return ++calls, matmul(ap, v); };
       auto Ah = [&](const Tensor& u) { return ++calls, matmul(aph, u); };
       const std::int64_t kd =
           std::min(mn, o.krylov_dim > 0 ? std::max(o.krylov_dim, k + 1)
                                         : std::max(2 * k + 1, std::int64_t{20}));
-      t = gkl(A, Ah, randn({n}, o.seed, a.dtype()), zeros({m}, a.dtype()), k, kd, tol,
-              o.max_restarts, real, o.seed);
+      return gkl(A, Ah, randn({n}, o.seed, a.dtype()), zeros({m}, a.dtype()), k, kd, tol,
+                 o.max_restarts, real, o.seed);
+    };
+    const std::int64_t over = o.oversampling > 0 ? o.oversampling : std::max(k, std::int64_t{10});
+    const std::int64_t l = std::min(mn, o.krylov_dim > 0 ? std::max(o.krylov_dim, k) : k + over);
+    if (o.method == SvdsMethod::lanczos) {
+      t = run_gkl();
+    } else if (l >= mn) {  // the range is the whole space: one dense svd is exact
+      const SvdResult r = svd(ap);
+      t.U = r.U.slice(1, 0, k);
+      t.V = conj(r.Vh.slice(0, 0, k)).transpose();
+      for (Scalar s : to_scalars(cast(r.S.slice(0, 0, k), DType::f64))) t.s.push_back(s.real());
+      t.residuals.assign(k, 0.0);
+      t.scale = t.s[0];
     } else {
-      const std::int64_t over = o.oversampling > 0 ? o.oversampling : std::max(k, std::int64_t{10});
-      const std::int64_t l = std::min(mn, o.krylov_dim > 0 ? std::max(o.krylov_dim, k) : k + over);
-      if (l >= mn) {  // the range is the whole space: one dense svd is exact
-        const SvdResult r = svd(ap);
-        t.U = r.U.slice(1, 0, k);
-        t.V = conj(r.Vh.slice(0, 0, k)).transpose();
-        for (Scalar s : to_scalars(cast(r.S.slice(0, 0, k), DType::f64))) t.s.push_back(s.real());
-        t.residuals.assign(k, 0.0);
-        t.scale = t.s[0];
-      } else {
-        t = randomized(ap, k, l, tol, o.max_restarts, o.seed);
-        out.info.applications = 2 * (t.iterations + 1) * l;
+      // automatic: randomised while its residuals fall fast enough to finish within
+      // min(m, n) / (2 l) steps (cheaper than GKL there), else Golub-Kahan-Lanczos.
+      const bool automatic = o.method == SvdsMethod::automatic;
+      const std::int64_t steps =
+          automatic ? std::max<std::int64_t>(2, mn / (2 * l)) : o.max_restarts;
+      t = randomized(ap, k, l, tol, steps, o.seed, automatic);
+      calls = 2 * (t.iterations + 1) * l;
+      if (automatic) {
+        bool done = true;
+        for (double r : t.residuals) done = done && r <= tol * std::max(t.scale, 1e-300);
+        if (!done) t = run_gkl();
       }
     }
   }
