@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include "cpu/admission.hpp"
 #include "tenferro/detail/callback.hpp"
@@ -119,6 +120,27 @@ inline constexpr I kLapackThreadedWork = I{1} << 21;
 
 /// An info value a body returns for a matrix holding NaN or Inf (LAPACK's own infos are smaller).
 inline constexpr I kNonFinite = I{1} << 40;
+
+/// LinAlgError for a failed batch: NaN/Inf input, or `what` (e.g. "the SVD did not converge")
+/// with the batch index and LAPACK's info.
+[[noreturn]] inline void throw_failure(const char* op, const Failure& f, const std::string& what) {
+  if (f.info == kNonFinite)
+    throw Error(ErrorKind::LinAlgError, std::string(op) + ": the matrix at batch index " +
+                                            std::to_string(f.batch) +
+                                            " contains NaN or Inf; expected finite values");
+  throw Error(ErrorKind::LinAlgError, std::string(op) + ": " + what + " for the matrix at batch " +
+                                          "index " + std::to_string(f.batch) + " (LAPACK info " +
+                                          std::to_string(f.info) + ")");
+}
+
+/// LAPACK's pivot measure (|re| + |im| for complex, as i?amax).
+template <class T>
+real_t<T> abs1(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::abs(v.real()) + std::abs(v.imag());
+  else
+    return std::abs(v);
+}
 
 /// Runs body(b, workspace) for every matrix b in [0, count) under Note [Linalg provider rules].
 /// `work` is the rough cost of one matrix (cycles); `ws_bytes` the workspace one call needs (each

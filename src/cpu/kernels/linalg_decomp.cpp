@@ -23,16 +23,6 @@ T real_part(const T& v) {
     return v;
 }
 
-[[noreturn]] void throw_failure(const char* op, const Failure& f, const std::string& what) {
-  if (f.info == kNonFinite)
-    throw Error(ErrorKind::LinAlgError, std::string(op) + ": the matrix at batch index " +
-                                            std::to_string(f.batch) +
-                                            " contains NaN or Inf; expected finite values");
-  throw Error(ErrorKind::LinAlgError, std::string(op) + ": " + what + " for the matrix at batch " +
-                                          "index " + std::to_string(f.batch) + " (LAPACK info " +
-                                          std::to_string(f.info) + ")");
-}
-
 template <class T>
 void fill_identity(Tensor& t, I n) {
   T* p = static_cast<T*>(t.data_ptr());

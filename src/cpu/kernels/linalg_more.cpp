@@ -19,24 +19,6 @@
 namespace tenferro::detail::linalg {
 namespace {
 
-template <class T>
-real_t<T> abs1(const T& v) {
-  if constexpr (is_complex_v<T>)
-    return std::abs(v.real()) + std::abs(v.imag());
-  else
-    return std::abs(v);
-}
-
-[[noreturn]] void throw_failure(const char* op, const Failure& f, const std::string& what) {
-  if (f.info == kNonFinite)
-    throw Error(ErrorKind::LinAlgError, std::string(op) + ": the matrix at batch index " +
-                                            std::to_string(f.batch) +
-                                            " contains NaN or Inf; expected finite values");
-  throw Error(ErrorKind::LinAlgError, std::string(op) + ": " + what + " for the matrix at batch " +
-                                          "index " + std::to_string(f.batch) + " (LAPACK info " +
-                                          std::to_string(f.info) + ")");
-}
-
 // C = A B for n x n matrices in one layout (column-major here): loops for small n, gemm beyond.
 template <class T>
 void matmul_sq(I n, const T* a, const T* b, T* c) {

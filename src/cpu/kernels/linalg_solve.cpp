@@ -14,15 +14,6 @@
 namespace tenferro::detail::linalg {
 namespace {
 
-// LAPACK's pivot measure (|re| + |im| for complex, as i?amax).
-template <class T>
-real_t<T> abs1(const T& v) {
-  if constexpr (is_complex_v<T>)
-    return std::abs(v.real()) + std::abs(v.imag());
-  else
-    return std::abs(v);
-}
-
 // In-place LU with partial pivoting of row-major n x n a: P a = L U (unit L below the diagonal).
 // piv[k] is the row swapped with row k. Returns 0, or 1 + the first exactly zero pivot (the
 // factorisation still completes, as getrf).
