@@ -59,7 +59,7 @@ enum class EigshMethod {
 struct EigshOptions {
   Which which = Which::smallest_real;
   EigshMethod method = EigshMethod::lanczos;
-  /// Krylov (Davidson: search) space size; 0: max(2 k + 1, 20), at most the dimension.
+  /// Krylov (Davidson: search) space size; 0: max(2 k + 10, 20), at most the dimension.
   std::int64_t krylov_dim = 0;
   /// Converged when |f(x) - lambda x| <= tol * max(|Ritz values|); negative: 1e-12 (f64, c128),
   /// 1e-5 (f32, c64).

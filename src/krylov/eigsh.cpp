@@ -278,7 +278,7 @@ EigshResult eigsh(ScalarFn f_in, const Tensor& x0, std::int64_t k, const EigshOp
       k,     0, o.max_restarts, default_tol(x0.dtype(), o.tol), o.which, !is_complex(x0.dtype()),
       o.seed};
   p.m = std::min(
-      n, o.krylov_dim > 0 ? std::max(o.krylov_dim, k + 1) : std::max(2 * k + 1, std::int64_t{20}));
+      n, o.krylov_dim > 0 ? std::max(o.krylov_dim, k + 1) : std::max(2 * k + 10, std::int64_t{20}));
   Ritz found;
   CountedMap A{op, f.get()};
   {

@@ -80,6 +80,22 @@ TEST(Eigsh, FindsEveryMemberOfADegenerateMultiplet) {
   }
 }
 
+TEST(Eigsh, TenPairsOfAMapOfOrder2000) {
+  // Ten low levels -10, ..., -1 below a band in [0, 20], coupled by a random rank-3 term: a
+  // gapped low spectrum, as a physical ground-state problem has.
+  const std::int64_t n = 2000;
+  NoGradGuard ng;
+  std::vector<double> d(n);
+  for (std::int64_t i = 0; i < n; ++i) d[i] = i < 10 ? double(i) - 10 : 20.0 * double(i) / n;
+  const Tensor g = mul(randn({n, 3}, 17), Scalar(0.01));
+  const Tensor a = add(diag(from_vector<double>(d, {n})), matmul(g, g.transpose())).contiguous();
+  const std::vector<double> w = reference(a);
+  const EigshResult r = eigsh(matvec(a), randn({n}, 18), 10);
+  const std::vector<double> got = r.eigenvalues.to_vector<double>();
+  for (int i = 0; i < 10; ++i) EXPECT_NEAR(got[i], w[i], 1e-9) << i;
+  expect_eigenpairs(a, r, 1e-8);
+}
+
 TEST(Eigsh, LargestMagnitudeAndSmallDimensions) {
   const Tensor a = hermitian_with_spectrum({-5, 1, 2, 3, 4}, 7, DType::f64);
   EigshOptions o;
