@@ -21,6 +21,14 @@ struct SolveOutcome {
   bool converged = false;
 };
 
+/// The outcome with x and whether its residual met `target`.
+template <class V>
+SolveOutcome<V> finished(SolveOutcome<V> out, V x, double target) {
+  out.converged = out.residual <= target;
+  out.x = std::move(x);
+  return out;
+}
+
 /// Conjugate gradients (A Hermitian positive definite).
 template <class V, class Op>
 SolveOutcome<V> solve_cg(const Op& op, const V& b, V x, double tol, std::int64_t max_iter) {
@@ -43,9 +51,7 @@ SolveOutcome<V> solve_cg(const Op& op, const V& b, V x, double tol, std::int64_t
     rr = rr_new;
   }
   out.residual = std::sqrt(rr);
-  out.converged = out.residual <= target;
-  out.x = std::move(x);
-  return out;
+  return finished(std::move(out), std::move(x), target);
 }
 
 /// MINRES (Paige-Saunders) for Hermitian A, possibly indefinite: a Lanczos recurrence and Givens
@@ -56,12 +62,8 @@ SolveOutcome<V> solve_minres(const Op& op, const V& b, V x, double tol, std::int
   V r = vaxpy(-1.0, op(x), b);
   double eta = vnorm(r);
   SolveOutcome<V> out;
-  if (eta <= target) {
-    out.residual = eta;
-    out.converged = true;
-    out.x = std::move(x);
-    return out;
-  }
+  out.residual = eta;
+  if (eta <= target) return finished(std::move(out), std::move(x), target);
   V v = vscale(r, 1.0 / eta), v_old = vzeros_like(r);
   V w_prev = vzeros_like(r), w_prev2 = vzeros_like(r);
   double beta_prev = 0, c_prev = 1, c_prev2 = 1, s_prev = 0, s_prev2 = 0;
@@ -81,7 +83,6 @@ SolveOutcome<V> solve_minres(const Op& op, const V& b, V x, double tol, std::int
     x = vaxpy(c * eta, w, x);
     eta = -s * eta;
     if (beta_next == 0) {  // invariant subspace: the solution is exact in it
-      out.iterations = out.iterations;
       eta = 0;
       break;
     }
@@ -96,9 +97,7 @@ SolveOutcome<V> solve_minres(const Op& op, const V& b, V x, double tol, std::int
     w_prev = std::move(w);
   }
   out.residual = std::abs(eta);
-  out.converged = out.residual <= target;
-  out.x = std::move(x);
-  return out;
+  return finished(std::move(out), std::move(x), target);
 }
 
 /// Restarted GMRES(m): Arnoldi with full reorthogonalisation and complex Givens rotations.
@@ -165,9 +164,7 @@ SolveOutcome<V> solve_gmres(const Op& op, const V& b, V x, double tol, std::int6
       if (out.residual <= target) break;
     }
   }
-  out.converged = out.residual <= target;
-  out.x = std::move(x);
-  return out;
+  return finished(std::move(out), std::move(x), target);
 }
 
 /// BiCGStab (van der Vorst) for any A; a breakdown (rho or omega = 0) ends the iteration.
@@ -204,9 +201,7 @@ SolveOutcome<V> solve_bicgstab(const Op& op, const V& b, V x, double tol, std::i
     rho = rho_new;
     out.residual = vnorm(r);
   }
-  out.converged = out.residual <= target;
-  out.x = std::move(x);
-  return out;
+  return finished(std::move(out), std::move(x), target);
 }
 
 }  // namespace tenferro::detail::krylov
