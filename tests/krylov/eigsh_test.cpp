@@ -231,3 +231,27 @@ TEST(Eigsh, TracingIsUnsupported) {
 
 }  // namespace
 }  // namespace tenferro
+
+namespace tenferro {
+namespace {
+
+TEST(KrylovSinglePrecision, F32AndC64MeetTheirTolerance) {
+  for (DType dt : {DType::f32, DType::c64}) {
+    const Tensor a = testing::random_hermitian(120, 60, dt);
+    const std::vector<double> w = cast(eigvalsh(a), DType::f64).to_vector<double>();
+    const EigshResult r = eigsh(testing::matvec(a), randn({120}, 61, dt), 2);
+    EXPECT_EQ(r.eigenvalues.dtype(), real_dtype(dt));
+    const std::vector<double> got = cast(r.eigenvalues, DType::f64).to_vector<double>();
+    EXPECT_NEAR(got[0], w[0], 1e-3);
+    EXPECT_NEAR(got[1], w[1], 1e-3);
+    const Tensor b = randn({120}, 62, dt);
+    const Tensor spd = add(matmul(a, conj(a).transpose()), cast(diag(ones({120})), dt));
+    LinsolveOptions o;
+    o.method = LinsolveMethod::cg;
+    const Tensor x = linsolve(testing::matvec(spd), b, {}, o).x;
+    EXPECT_LT(testing::max_abs_diff(matmul(spd, x), b), 1e-3);
+  }
+}
+
+}  // namespace
+}  // namespace tenferro
