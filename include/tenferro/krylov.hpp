@@ -121,20 +121,25 @@ LinsolveResult linsolve(ScalarFn f, const Tensor& b, const Tensor& x0 = {},
                         const LinsolveOptions& options = {});
 
 struct ExponentiateOptions {
-  /// Lanczos (f Hermitian) instead of Arnoldi.
+  /// f is Hermitian: its derivative rules use f as its own adjoint. (The projection is Arnoldi
+  /// with full reorthogonalisation either way, which for a Hermitian f is Lanczos.)
   bool hermitian = false;
   /// Krylov space size per time step.
   std::int64_t krylov_dim = 30;
-  /// Local error per unit of |t|, relative to |x|; negative: 1e-12 (f64, c128), 1e-5 (f32, c64).
+  /// Each step's error estimate must be <= tol * |x| * (the step's fraction of t), so the total is
+  /// about tol |x|; negative: 1e-12 (f64, c128), 1e-5 (f32, c64).
   double tol = -1.0;
+  /// More steps than this, or a step that cannot meet the tolerance, is LinAlgError (there is no
+  /// partial result: exponentiate always converges or throws).
   std::int64_t max_steps = 10000;
   /// As LinsolveOptions::adjoint: used by the reverse-mode rule when f is not Hermitian.
   std::function<Tensor(const Tensor&)> adjoint;
-  bool require_convergence = true;
 };
 
 struct ExponentiateResult {
   Tensor x;  ///< exp(t f) x; complex when t or x is
+  /// converged = 1, iterations = time steps, applications of f; no residuals (the steps' error
+  /// estimates are what the tolerance bounds).
   KrylovInfo info;
 };
 
