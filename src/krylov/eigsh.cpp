@@ -252,12 +252,6 @@ void complete_multiplets(const CountedMap& A, const Tensor& x0, Ritz& found, Run
   }
 }
 
-std::string list(const std::vector<double>& v) {
-  std::string s;
-  for (double x : v) s += (s.empty() ? "" : ", ") + format_g(x);
-  return "[" + s + "]";
-}
-
 }  // namespace
 }  // namespace detail::krylov
 
@@ -314,7 +308,7 @@ EigshResult eigsh(ScalarFn f_in, const Tensor& x0, std::int64_t k, const EigshOp
                 "eigsh: " + std::to_string(out.info.converged) + " of k = " + std::to_string(k) +
                     " eigenpairs converged to tol = " + format_g(p.tol) + " after " +
                     std::to_string(found.restarts) + " restarts (residuals " +
-                    list(out.info.residuals) + ", |A| estimate " + format_g(scale_abs) +
+                    format_list(out.info.residuals) + ", |A| estimate " + format_g(scale_abs) +
                     "); raise max_restarts or krylov_dim, or set require_convergence = false");
   const DType rdt = real_dtype(x0.dtype());
   std::vector<Scalar> lam(found.values.begin(), found.values.end());

@@ -30,6 +30,12 @@ std::string format_g(double v) {
   return buf;
 }
 
+std::string format_list(const std::vector<double>& v) {
+  std::string s;
+  for (double x : v) s += (s.empty() ? "" : ", ") + format_g(x);
+  return "[" + s + "]";
+}
+
 double default_tol(DType dtype, double tol) {
   if (tol >= 0) return tol;
   return dtype == DType::f32 || dtype == DType::c64 ? 1e-5 : 1e-12;

@@ -21,6 +21,8 @@ namespace tenferro::detail::krylov {
 Scalar scalar_value(const Tensor& t);
 /// %.3g of v (error messages).
 std::string format_g(double v);
+/// "[a, b, ...]", each %.3g (residuals in error messages).
+std::string format_list(const std::vector<double>& v);
 /// Default tolerance of a dtype when `tol` < 0: 1e-12 (f64, c128), 1e-5 (f32, c64).
 double default_tol(DType dtype, double tol);
 /// "f32"/"c128"... checked: float or complex dtype (DTypeMismatch naming `op` otherwise).

@@ -235,12 +235,6 @@ double eps_for(double given, DType rdt) {
   return given >= 0 ? given : rdt == DType::f32 ? kDegeneracyEpsSingle : kDegeneracyEpsDouble;
 }
 
-std::string residual_list(const std::vector<double>& v) {
-  std::string s;
-  for (double x : v) s += (s.empty() ? "" : ", ") + format_g(x);
-  return "[" + s + "]";
-}
-
 void check_converged(const char* op, const Triplets& t, double tol, bool require,
                      KrylovInfo& info) {
   info.iterations = t.iterations;
@@ -251,7 +245,7 @@ void check_converged(const char* op, const Triplets& t, double tol, bool require
                 std::string(op) + ": " + std::to_string(info.converged) + " of k = " +
                     std::to_string(t.s.size()) + " triplets converged to tol = " + format_g(tol) +
                     " after " + std::to_string(t.iterations) + " iterations (residuals " +
-                    residual_list(t.residuals) +
+                    format_list(t.residuals) +
                     "); raise max_restarts or krylov_dim, or set require_convergence = false");
 }
 
