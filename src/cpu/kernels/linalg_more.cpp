@@ -15,6 +15,7 @@
 #include "cpu/kernels/linalg_batch.hpp"
 #include "cpu/kernels/linalg_lapack.hpp"
 #include "cpu/kernels/linalg_small.hpp"
+#include "cpu/providers/cblas_gemm.hpp"
 
 namespace tenferro::detail::linalg {
 namespace {
@@ -32,20 +33,8 @@ void matmul_sq(I n, const T* a, const T* b, T* c) {
     }
     return;
   }
-  const auto N = static_cast<blasint>(n);
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, a, N, b, N, 0.0f, c, N);
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0, a, N, b, N, 0.0, c, N);
-  } else {
-    const T one(1), zero(0);
-    if constexpr (std::is_same_v<T, c64>)
-      cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, &one, a, N, b, N, &zero, c,
-                  N);
-    else
-      cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, N, N, N, &one, a, N, b, N, &zero, c,
-                  N);
-  }
+  // Column-major C = A B is row-major C^T = B^T A^T: the row-major gemm with the operands swapped.
+  call_gemm<T>(CblasNoTrans, CblasNoTrans, n, n, n, b, n, a, n, c, n);
 }
 
 // In-place LU with partial pivoting of a column-major n x n q, then q^-1 b for column-major

@@ -22,6 +22,7 @@
 #include <climits>
 #include <vector>
 
+#include "cpu/providers/cblas_gemm.hpp"
 #include "cpu/providers/gemm_provider.hpp"
 #include "cpu/providers/openblas_threads.hpp"
 
@@ -58,26 +59,6 @@ const T* pack(const T* src, std::int64_t rows, std::int64_t cols, std::int64_t r
     for (std::int64_t j = 0; j < cols; ++j)
       buf[static_cast<std::size_t>(i * cols + j)] = maybe_conj(src[i * rs + j * cs], conj);
   return buf.data();
-}
-
-template <class T>
-void call_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n,
-               std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c,
-               std::int64_t ldc) {
-  const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
-  const auto LA = static_cast<blasint>(lda), LB = static_cast<blasint>(ldb),
-             LC = static_cast<blasint>(ldc);
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, ta, tb, M, N, K, 1.0f, a, LA, b, LB, 0.0f, c, LC);
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, ta, tb, M, N, K, 1.0, a, LA, b, LB, 0.0, c, LC);
-  } else {
-    const T one(1), zero(0);
-    if constexpr (std::is_same_v<T, c64>)
-      cblas_cgemm(CblasRowMajor, ta, tb, M, N, K, &one, a, LA, b, LB, &zero, c, LC);
-    else
-      cblas_zgemm(CblasRowMajor, ta, tb, M, N, K, &one, a, LA, b, LB, &zero, c, LC);
-  }
 }
 
 template <class T>
