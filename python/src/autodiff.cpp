@@ -11,19 +11,19 @@
 
 namespace tenferro::python {
 
+Tensor result_tensor(const py::object& r, const char* who) {
+  if (!py::isinstance<Tensor>(r))
+    throw py::type_error(std::string(who) + ": the function must return a tenferro.Tensor, not " +
+                         std::string(py::str(py::type::of(r).attr("__name__"))));
+  return r.cast<Tensor>();
+}
+
 namespace {
 
 py::list to_list(std::span<const Tensor> ts) {
   py::list l;
   for (const Tensor& t : ts) l.append(py::cast(t));
   return l;
-}
-
-Tensor result_tensor(const py::object& r, const char* who) {
-  if (!py::isinstance<Tensor>(r))
-    throw py::type_error(std::string(who) + ": the function must return a tenferro.Tensor, not " +
-                         std::string(py::str(py::type::of(r).attr("__name__"))));
-  return r.cast<Tensor>();
 }
 
 /// fn(list of tensors) -> Tensor, as a C++ ScalarFn (owns a reference to fn).

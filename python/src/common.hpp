@@ -87,6 +87,10 @@ std::optional<Scalar> as_python_scalar(py::handle obj);
 /// Scalar: OverflowError for an int beyond double, TypeError for a non-number.
 Scalar scalar_arg(py::handle h);
 
+/// r as a Tensor; TypeError "<who>: the function must return a tenferro.Tensor, not <type>"
+/// (the check on what a Python callback returned).
+Tensor result_tensor(const py::object& r, const char* who);
+
 void bind_errors(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_dlpack(py::module_& m);

@@ -21,17 +21,10 @@ std::shared_ptr<py::object> hold(py::object fn) {
   });
 }
 
-Tensor returned_tensor(const py::object& r, const char* who) {
-  if (!py::isinstance<Tensor>(r))
-    throw py::type_error(std::string(who) + ": the map must return a tenferro.Tensor, not " +
-                         std::string(py::str(py::type::of(r).attr("__name__"))));
-  return r.cast<Tensor>();
-}
-
 ScalarFn map_of(py::function fn, const char* who) {
   return [f = hold(std::move(fn)), who](std::span<const Tensor> in) -> Tensor {
     py::gil_scoped_acquire acquire;
-    return returned_tensor((*f)(py::cast(in[0])), who);
+    return result_tensor((*f)(py::cast(in[0])), who);
   };
 }
 
@@ -39,7 +32,7 @@ std::function<Tensor(const Tensor&)> unary_of(const py::object& fn, const char* 
   if (fn.is_none()) return {};
   return [f = hold(fn), who](const Tensor& v) -> Tensor {
     py::gil_scoped_acquire acquire;
-    return returned_tensor((*f)(py::cast(v)), who);
+    return result_tensor((*f)(py::cast(v)), who);
   };
 }
 
@@ -89,7 +82,7 @@ void bind_krylov(py::module_& m) {
         if (!preconditioner.is_none())
           o.preconditioner = [p = hold(preconditioner)](const Tensor& r, double theta) {
             py::gil_scoped_acquire acquire;
-            return returned_tensor((*p)(py::cast(r), theta), "eigsh: preconditioner");
+            return result_tensor((*p)(py::cast(r), theta), "eigsh: preconditioner");
           };
         EigshResult r = eigsh(map_of(std::move(f), "eigsh"), x0, k, o);
         return py::make_tuple(r.eigenvalues, r.eigenvectors, info_dict(r.info));
