@@ -7,6 +7,7 @@
 #include "tenferro/einsum.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/krylov.hpp"
+#include "tenferro/symmetric.hpp"
 #include "tenferro/ops.hpp"
 #include "tenferro/slicing.hpp"
 #include "tenferro/tensor.hpp"
