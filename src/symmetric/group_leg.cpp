@@ -185,7 +185,61 @@ Leg fuse_legs(std::span<const Leg> legs, Direction direction) {
   return detail::fuse_legs_in(legs.empty() ? Group() : legs[0].group(), legs, direction);
 }
 
+namespace {
+
+Leg build_fused_leg(const Group& g, std::span<const Leg> legs, Direction direction);
+
+// A cheap fingerprint of a list of legs (the cache compares the legs in full on a match).
+std::uint64_t legs_hash(std::span<const Leg> legs, Direction direction) {
+  std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(direction);
+  auto mix = [&](std::uint64_t v) { h = (h ^ v) * 1099511628211ULL; };
+  for (const Leg& l : legs) {
+    mix(static_cast<std::uint64_t>(l.direction()));
+    mix(static_cast<std::uint64_t>(l.dim()));
+    for (const Sector& s : l.sectors()) {
+      mix(static_cast<std::uint64_t>(s.dim));
+      for (auto q : s.charge) mix(static_cast<std::uint64_t>(q));
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+// Note [Fused leg cache]: contractions and decompositions fuse the same legs over and over (a
+// Krylov solve applies one map to tens of vectors with equal legs), and building a Fusion
+// enumerates every tuple of part sectors. The last 64 fusions of each thread are kept; a hit
+// returns the same Leg (sharing its Fusion), which also makes later equality checks of the fused
+// legs a pointer comparison.
 Leg detail::fuse_legs_in(const Group& g, std::span<const Leg> legs, Direction direction) {
+  struct Entry {
+    std::uint64_t hash;
+    Direction direction;
+    Group group;
+    std::vector<Leg> parts;
+    Leg fused;
+  };
+  thread_local std::vector<Entry> cache;
+  const std::uint64_t h = legs_hash(legs, direction);
+  for (std::size_t i = 0; i < cache.size(); ++i) {
+    Entry& e = cache[i];
+    if (e.hash != h || e.direction != direction || e.parts.size() != legs.size() || !(e.group == g))
+      continue;
+    if (!std::equal(legs.begin(), legs.end(), e.parts.begin())) continue;
+    Leg out = e.fused;
+    if (i > 0) std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
+                           cache.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    return out;
+  }
+  Leg fused = build_fused_leg(g, legs, direction);
+  if (cache.size() >= 64) cache.pop_back();
+  cache.insert(cache.begin(), Entry{h, direction, g, {legs.begin(), legs.end()}, fused});
+  return fused;
+}
+
+namespace {
+
+Leg build_fused_leg(const Group& g, std::span<const Leg> legs, Direction direction) {
   for (const Leg& l : legs)
     if (!(l.group() == g))
       throw Error(ErrorKind::InvalidArgument, "symmetric::fuse: legs of groups " + g.to_string() +
@@ -230,5 +284,7 @@ Leg detail::fuse_legs_in(const Group& g, std::span<const Leg> legs, Direction di
   }
   return Leg(g, std::move(sectors), direction, std::move(fusion));
 }
+
+}  // namespace
 
 }  // namespace tenferro::symmetric
