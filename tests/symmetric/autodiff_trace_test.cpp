@@ -479,6 +479,11 @@ TEST_P(KrylovByDtype, EigshFindsTheLowestEigenvaluesOfTheSector) {
     }
     EXPECT_EQ(r.info.converged, 2) << what;
   }
+  // Davidson gives the same values.
+  EigshOptions o;
+  o.method = EigshMethod::davidson;
+  const BlockEigshResult dv = eigsh(f, BlockTensor::randn({p.l, p.l}, 8, {0}, dt), 1, o);
+  EXPECT_NEAR(to_doubles(dv.eigenvalues)[0], to_doubles(eigvalsh(p.restricted({0})))[0], 1e-8);
   // A map that changes the legs.
   const BlockMap bad = [](const BlockTensor& x) { return conj(x); };
   expect_error(ErrorKind::InvalidArgument, [&] {
@@ -571,6 +576,18 @@ TEST(SymmetricExecutionScope, BlockOpsEnterTheExecutorOnce) {
   });
   EXPECT_EQ(cpu.executor_entries() - before, 1u);
   EXPECT_NEAR(got, want, 1e-12);
+  // A traced block program run inside a scope: still one entry.
+  const BlockFn f = [](std::span<const BlockTensor> in) -> std::vector<BlockTensor> {
+    return {tensordot(in[0], in[1], {2}, {0})};
+  };
+  const std::vector<BlockTensor> in{A0, B0};
+  const BlockProgram prog = trace_blocks(f, in);
+  Runtime rt(cpu);
+  const auto before2 = cpu.executor_entries();
+  const double traced =
+      cpu.with_execution_scope([&] { return value(norm(prog.run(rt, in)[0])).real(); });
+  EXPECT_EQ(cpu.executor_entries() - before2, 1u);
+  EXPECT_NEAR(traced, want, 1e-12);
   EXPECT_NEAR(got_s, want_s, 1e-12);
   EXPECT_GT(grad_norm, 0.0);
 }

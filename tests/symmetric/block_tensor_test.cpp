@@ -659,6 +659,33 @@ TEST_P(BlockTensorByGroup, FusePreservesInnerProductsAndContractions) {
   expect_near(via.to_dense(), direct.to_dense(), 1e-12, "tensordot through fused legs (dense)");
 }
 
+TEST_P(BlockTensorByGroup, FusedLegsSurviveConjPermuteAndContraction) {
+  const Leg x = sample_leg(gc(), 1), y = sample_leg(gc(), 2),
+            z = sample_leg(gc(), 3, Direction::in), w = sample_leg(gc(), 4);
+  const BlockTensor A = BlockTensor::randn({x, y, z}, 21, gc().flux, dt());
+  const BlockTensor f = fuse(A, 0, 2);
+  // The fused leg keeps its history: equal to itself, not to a plain leg of the same sectors.
+  const Leg& fl = f.leg(0);
+  const Leg plain(fl.group(), fl.sectors(), fl.direction());
+  EXPECT_TRUE(fl == fuse(A, 0, 2).leg(0));
+  EXPECT_FALSE(plain == fl);
+  // conj and dagger keep the fusion: split restores conj(A).
+  const BlockTensor cf = conj(f);
+  EXPECT_TRUE(cf.leg(0).is_fused());
+  expect_same_blocks(split(cf, 0), conj(A), 0.0, "split(conj(fuse(A)))");
+  // dagger reverses the legs, not the parts of a fused leg: (x y, z) -> (z^, (x y)^).
+  expect_same_blocks(split(dagger(f), 1), permute(dagger(A), {0, 2, 1}), 0.0,
+                     "split(dagger(fuse(A)))");
+  // A permuted fused leg splits at its new place.
+  const BlockTensor p = permute(f, {1, 0});
+  expect_same_blocks(split(p, 1), permute(A, {2, 0, 1}), 0.0, "split after permute");
+  // A free fused leg stays fused through tensordot.
+  const BlockTensor B = BlockTensor::randn({z.dual(), w}, 22, gc().group.identity(), dt());
+  const BlockTensor c = tensordot(f, B, {1}, {0});
+  ASSERT_TRUE(c.leg(0).is_fused());
+  expect_same_blocks(split(c, 0), tensordot(A, B, {2}, {0}), 1e-12, "split(tensordot(fuse))");
+}
+
 INSTANTIATE_TEST_SUITE_P(Groups, BlockTensorByGroup, all_groups_and_dtypes(), group_dt_label);
 
 TEST(SymmetricBlockTensor, StructuralErrors) {

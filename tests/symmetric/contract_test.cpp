@@ -197,6 +197,29 @@ TEST_P(ContractByGroup, EinsumErrors) {
   expect_error(ErrorKind::InvalidArgument, [&] { (void)einsum("ab,bc->ac", {A}); });
 }
 
+TEST_P(ContractByGroup, LongChainUsesTheGreedyOrder) {
+  // 12 matrices (above the optimal search's 10): "ab,bc,...,lm->am".
+  std::vector<Leg> legs;
+  for (int i = 0; i < 13; ++i) legs.push_back(leg(100 + i));
+  std::vector<BlockTensor> ops;
+  std::vector<Tensor> dense;
+  std::string spec;
+  for (int i = 0; i < 12; ++i) {
+    ops.push_back(
+        BlockTensor::randn({i == 0 ? legs[0] : legs[i].dual(), legs[i + 1]}, 300 + i, id(), dt()));
+    dense.push_back(ops.back().to_dense());
+    spec += std::string(i ? "," : "") + static_cast<char>('a' + i) + static_cast<char>('a' + i + 1);
+  }
+  spec += "->am";
+  const BlockTensor r = einsum(spec, ops);
+  const Tensor want = tenferro::einsum(spec, std::span<const Tensor>(dense));
+  const double scale = max_abs(want);
+  EXPECT_LE(max_abs_diff(r.to_dense(), want), 1e-10 * (1 + scale)) << spec;
+  const BlockPath path = einsum_path(spec, ops);
+  EXPECT_EQ(path.pairs.size(), 11u);
+  EXPECT_LE(path.flops, path.dense_flops);
+}
+
 INSTANTIATE_TEST_SUITE_P(Groups, ContractByGroup, all_groups_and_dtypes(), group_dt_label);
 
 TEST(SymmetricContract, CostsCountBlockMultiplyAdds) {
