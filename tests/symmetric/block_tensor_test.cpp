@@ -688,6 +688,23 @@ TEST_P(BlockTensorByGroup, FusedLegsSurviveConjPermuteAndContraction) {
 
 INSTANTIATE_TEST_SUITE_P(Groups, BlockTensorByGroup, all_groups_and_dtypes(), group_dt_label);
 
+TEST(SymmetricBlockTensor, ComplexCoefficientsPromoteRealTensors) {
+  // alpha * x + y with a complex alpha and real x, y is complex (as scale and the dense ops are).
+  const GroupCase& gc = group_case(0);
+  const std::vector<Leg> legs{sample_leg(gc, 1), sample_leg(gc, 2, Direction::in)};
+  const BlockTensor x = BlockTensor::randn(legs, 1, {0});
+  const BlockTensor y = BlockTensor::randn(legs, 2, {0});
+  const Scalar alpha(0.5, -1.5);
+  const Tensor want = tenferro::add(mul(x.to_dense(), alpha), y.to_dense());
+  const BlockTensor s = scale(x, alpha);
+  EXPECT_EQ(s.dtype(), DType::c128);
+  expect_near(s.to_dense(), mul(x.to_dense(), alpha), 1e-15, "scale(x, complex)");
+  expect_near((alpha * x).to_dense(), mul(x.to_dense(), alpha), 1e-15, "complex * x");
+  const BlockTensor r = axpy(alpha, x, y);
+  EXPECT_EQ(r.dtype(), DType::c128) << "axpy(complex, f64, f64)";
+  expect_near(r.to_dense(), want, 1e-15, "axpy(complex, f64, f64)");
+}
+
 TEST(SymmetricBlockTensor, StructuralErrors) {
   const Leg l(Group::u1(), {{{0}, 1}, {{1}, 2}});
   const BlockTensor m = BlockTensor::randn({l, l.dual()}, 1, {0});
