@@ -286,6 +286,33 @@ TEST_P(GradByGroup, ForwardModeMatchesDense) {
   EXPECT_NEAR(value(r.tangents[0]).real(), value(rd.tangents[0]).real(), 1e-10);
 }
 
+TEST_P(GradByGroup, ThroughToDenseAndFromDense) {
+  const Leg a = leg(1), b = leg(2), c = leg(3, Direction::in);
+  const std::vector<Leg> legs{a, b, c};
+  const BlockTensor A = BlockTensor::randn(legs, 1, gc().flux, dt());
+  const Tensor W = randn(leg_dims(legs), 2, dt());
+  // A block loss written on to_dense.
+  check_grad(
+      A, [&](const BlockTensor& x) { return tenferro::norm(mul(x.to_dense(), W)); },
+      [&](const Tensor& x) { return tenferro::norm(mul(x, W)); }, 1e-10, "through to_dense");
+  // A dense leaf entering through from_dense: its gradient is the block gradient, zero outside.
+  const BlockTensor B = BlockTensor::randn({c.dual(), a}, 3, id(), dt());
+  const Tensor Bd = B.to_dense();
+  const Tensor D = A.to_dense();
+  const Tensor g = tenferro::grad(
+      [&](std::span<const Tensor> in) {
+        return norm(tensordot(BlockTensor::from_dense(in[0], legs, gc().flux), B, {2}, {0}));
+      },
+      {D})[0];
+  const Tensor want = tenferro::grad(
+      [&](std::span<const Tensor> in) {
+        return tenferro::norm(tenferro::tensordot(in[0], Bd, {2}, {0}));
+      },
+      {D})[0];
+  expect_near(g, mul(want, allowed_mask(gc().group, legs, gc().flux, want.dtype())), 1e-10,
+              "through from_dense");
+}
+
 TEST_P(GradByGroup, PartiallyStoredLeafGetsZeroGradientElsewhere) {
   // A leaf storing only some allowed blocks: the gradient of the others reads as zero.
   const Leg a = leg(1), b = leg(2), c = leg(3);
