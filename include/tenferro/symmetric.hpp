@@ -216,8 +216,10 @@ class BlockTensor {
   /// The same tensor with detached blocks.
   BlockTensor detach() const;
 
-  /// Internal constructor (no checks beyond shapes): used by the operations.
-  BlockTensor(std::vector<Leg> legs, Charge flux, DType dtype, std::map<BlockKey, Tensor> blocks);
+  /// Internal constructor (no checks): used by the operations. The group is given explicitly so
+  /// that rank-0 results (full contractions, traces) keep it.
+  BlockTensor(Group group, std::vector<Leg> legs, Charge flux, DType dtype,
+              std::map<BlockKey, Tensor> blocks);
 
  private:
   std::vector<Leg> legs_;

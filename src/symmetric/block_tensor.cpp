@@ -117,10 +117,10 @@ void require_floating_dtype(const char* op, DType dtype) {
 
 }  // namespace
 
-BlockTensor::BlockTensor(std::vector<Leg> legs, Charge flux, DType dtype,
+BlockTensor::BlockTensor(Group group, std::vector<Leg> legs, Charge flux, DType dtype,
                          std::map<BlockKey, Tensor> blocks)
     : legs_(std::move(legs)),
-      group_(legs_.empty() ? Group() : legs_[0].group()),
+      group_(std::move(group)),
       flux_(std::move(flux)),
       dtype_(dtype),
       blocks_(std::move(blocks)),
@@ -135,7 +135,7 @@ BlockTensor BlockTensor::zeros(std::vector<Leg> legs, Charge flux, DType dtype) 
   std::map<BlockKey, Tensor> blocks;
   for (BlockKey& k : detail::allowed_keys(g, legs, f))
     blocks.emplace(k, tenferro::zeros(detail::key_shape(legs, k), dtype));
-  return BlockTensor(std::move(legs), f, dtype, std::move(blocks));
+  return BlockTensor(g, std::move(legs), f, dtype, std::move(blocks));
 }
 
 BlockTensor BlockTensor::randn(std::vector<Leg> legs, std::uint64_t seed, Charge flux,
@@ -149,7 +149,7 @@ BlockTensor BlockTensor::randn(std::vector<Leg> legs, std::uint64_t seed, Charge
     blocks.emplace(k, tenferro::randn(detail::key_shape(legs, k), s, dtype));
     s = s * 6364136223846793005ULL + 1442695040888963407ULL;
   }
-  return BlockTensor(std::move(legs), f, dtype, std::move(blocks));
+  return BlockTensor(g, std::move(legs), f, dtype, std::move(blocks));
 }
 
 BlockTensor BlockTensor::from_blocks(std::vector<Leg> legs, Charge flux,
@@ -187,7 +187,7 @@ BlockTensor BlockTensor::from_blocks(std::vector<Leg> legs, Charge flux,
                       std::string(dtype_name(block.dtype())) + ", the tensor's is " +
                       std::string(dtype_name(dtype)));
   }
-  return BlockTensor(std::move(legs), f, dtype, std::move(blocks));
+  return BlockTensor(g, std::move(legs), f, dtype, std::move(blocks));
 }
 
 BlockTensor BlockTensor::from_dense(const Tensor& dense, std::vector<Leg> legs, Charge flux,
@@ -238,7 +238,7 @@ BlockTensor BlockTensor::from_dense(const Tensor& dense, std::vector<Leg> legs, 
   for (BlockKey& k : detail::allowed_keys(g, legs, f))
     if (!blocks.count(k))
       blocks.emplace(k, tenferro::zeros(detail::key_shape(legs, k), dense.dtype()));
-  return BlockTensor(std::move(legs), f, dense.dtype(), std::move(blocks));
+  return BlockTensor(g, std::move(legs), f, dense.dtype(), std::move(blocks));
 }
 
 bool BlockTensor::allowed(const BlockKey& key) const {
@@ -308,7 +308,7 @@ BlockTensor BlockTensor::filled() const {
   std::map<BlockKey, Tensor> blocks = blocks_;
   for (BlockKey& k : allowed_keys())
     if (!blocks.count(k)) blocks.emplace(k, tenferro::zeros(block_shape(k), dtype_));
-  return BlockTensor(legs_, flux_, dtype_, std::move(blocks));
+  return BlockTensor(group_, legs_, flux_, dtype_, std::move(blocks));
 }
 
 BlockTensor& BlockTensor::requires_grad_(bool on) {
@@ -328,13 +328,13 @@ BlockTensor BlockTensor::grad() const {
     Tensor gb = b.grad();
     g.emplace(k, gb.defined() ? gb : tenferro::zeros(b.shape(), dtype_));
   }
-  return BlockTensor(legs_, flux_, dtype_, std::move(g));
+  return BlockTensor(group_, legs_, flux_, dtype_, std::move(g));
 }
 
 BlockTensor BlockTensor::detach() const {
   std::map<BlockKey, Tensor> d;
   for (const auto& [k, b] : blocks_) d.emplace(k, tenferro::detach(b));
-  return BlockTensor(legs_, flux_, dtype_, std::move(d));
+  return BlockTensor(group_, legs_, flux_, dtype_, std::move(d));
 }
 
 std::ostream& operator<<(std::ostream& os, const BlockTensor& t) {

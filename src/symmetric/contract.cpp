@@ -10,6 +10,7 @@
 // result is slicing, i.e. views.
 #include <algorithm>
 
+#include "primitives/block_assemble.hpp"
 #include "symmetric/internal.hpp"
 
 namespace tenferro::symmetric {
@@ -18,16 +19,57 @@ using detail::make;
 
 namespace detail {
 
+using tenferro::detail::block_assemble;
+using tenferro::detail::BlockPlace;
+
 Matricized matricize(const BlockTensor& t, std::int64_t row_legs, Direction row_dir,
                      Direction col_dir, bool keep_single) {
   const auto r = static_cast<std::int64_t>(t.rank());
   Matricized out;
-  BlockTensor m = t;
-  out.fused_cols = !(keep_single && r - row_legs == 1);
-  if (out.fused_cols) m = fuse(m, row_legs, r, col_dir);
   out.fused_rows = !(keep_single && row_legs == 1);
-  if (out.fused_rows) m = fuse(m, 0, row_legs, row_dir);
-  out.m = std::move(m);
+  out.fused_cols = !(keep_single && r - row_legs == 1);
+  const std::span<const Leg> legs(t.legs());
+  const Leg R =
+      out.fused_rows
+          ? fuse_legs_in(t.group(), legs.subspan(0, static_cast<std::size_t>(row_legs)), row_dir)
+          : legs[0];
+  const Leg C =
+      out.fused_cols
+          ? fuse_legs_in(t.group(), legs.subspan(static_cast<std::size_t>(row_legs)), col_dir)
+          : legs[static_cast<std::size_t>(row_legs)];
+  struct Place {
+    std::int64_t sector, offset, dim;
+  };
+  auto locate = [](const Leg& leg, bool fused, BlockKey::const_iterator first,
+                   BlockKey::const_iterator last) -> Place {
+    if (!fused) return {*first, 0, leg.sector_dim(*first)};
+    const auto& [f, piece] = leg.fusion()->index.at(BlockKey(first, last));
+    const Fusion::Piece& p = leg.fusion()->pieces[f][piece];
+    return {f, p.offset, p.dim};
+  };
+  // Every block is one piece of one matrix block (row sector, column sector).
+  std::map<BlockKey, std::pair<std::vector<Tensor>, std::vector<BlockPlace>>> groups;
+  for (const auto& [key, b] : t.blocks()) {
+    const Place pr = locate(R, out.fused_rows, key.begin(), key.begin() + row_legs);
+    const Place pc = locate(C, out.fused_cols, key.begin() + row_legs, key.end());
+    auto& g = groups[{pr.sector, pc.sector}];
+    if (pr.dim * pc.dim == 0) continue;
+    g.first.push_back(b);
+    g.second.push_back({pr.offset, pc.offset, pr.dim, pc.dim});
+  }
+  std::map<BlockKey, Tensor> blocks;
+  for (auto& [key, g] : groups) {
+    const std::int64_t m = R.sector_dim(key[0]), n = C.sector_dim(key[1]);
+    Tensor block;
+    if (g.first.empty())
+      block = zeros({m, n}, t.dtype());
+    else if (g.first.size() == 1 && g.second[0].rows == m && g.second[0].cols == n)
+      block = reshape(g.first[0], {m, n});
+    else
+      block = block_assemble(g.first, g.second, m, n);
+    blocks.emplace(key, std::move(block));
+  }
+  out.m = make(t.group(), {R, C}, t.flux(), t.dtype(), std::move(blocks));
   return out;
 }
 
@@ -129,7 +171,7 @@ BlockTensor tensordot(const BlockTensor& a, const BlockTensor& b, Dims axes_a, D
   const Axes ax = check_axes(a, b, axes_a, axes_b);
   const auto nfa = static_cast<std::int64_t>(ax.free_a.size());
   const auto nc = static_cast<std::int64_t>(ax.con_a.size());
-  const Group g = a.rank() > 0 ? a.group() : b.group();
+  const Group g = a.group().num_factors() > 0 || b.rank() == 0 ? a.group() : b.group();
   const BlockTensor pa = permute(a, concat_dims(ax.free_a, ax.con_a));
   const BlockTensor pb = permute(b, concat_dims(ax.con_b, ax.free_b));
   // Rows of a fused "out"; a's contracted legs fused "out", b's (their duals) "in": the two fused
@@ -152,13 +194,13 @@ BlockTensor tensordot(const BlockTensor& a, const BlockTensor& b, Dims axes_a, D
   for (auto& [k, v] : blocks)
     if (v.dtype() != dt) v = cast(v, dt);
   BlockTensor c =
-      make({ma.m.leg(0), mb.m.leg(1)}, g.fuse(a.flux(), b.flux()), dt, std::move(blocks));
+      make(g, {ma.m.leg(0), mb.m.leg(1)}, g.fuse(a.flux(), b.flux()), dt, std::move(blocks));
   return detail::unmatricize(std::move(c), ma.fused_rows, mb.fused_cols);
 }
 
 double tensordot_cost(const BlockTensor& a, const BlockTensor& b, Dims axes_a, Dims axes_b) {
   const Axes ax = check_axes(a, b, axes_a, axes_b);
-  const Group g = a.rank() > 0 ? a.group() : b.group();
+  const Group g = a.group().num_factors() > 0 || b.rank() == 0 ? a.group() : b.group();
   std::vector<Leg> fa, ca, fb;
   for (auto i : ax.free_a) fa.push_back(a.leg(i));
   for (auto i : ax.con_a) ca.push_back(a.leg(i));

@@ -47,8 +47,9 @@ std::pair<BlockTensor, BlockTensor> assemble(const BlockTensor& m, const std::ve
     if (f.right.defined()) rb.emplace(BlockKey{s, f.col_sector}, f.right);
   }
   const Leg bond(m.group(), std::move(sectors), Direction::in);
-  BlockTensor left = make({R, bond}, m.group().identity(), left_dtype, std::move(lb));
-  BlockTensor right = make({bond.dual(), m.leg(1)}, m.flux(), right_dtype, std::move(rb));
+  BlockTensor left = make(m.group(), {R, bond}, m.group().identity(), left_dtype, std::move(lb));
+  BlockTensor right =
+      make(m.group(), {bond.dual(), m.leg(1)}, m.flux(), right_dtype, std::move(rb));
   return {split(left, 0), split(right, 1)};
 }
 
@@ -175,7 +176,8 @@ BlockEigh eigh(const BlockTensor& t, std::int64_t row_legs) {
   if (t.flux() != t.group().identity())
     throw Error(ErrorKind::InvalidArgument, std::string(op) + ": a Hermitian tensor has flux 0, " +
                                                 "got " + detail::charge_string(t.flux()));
-  const detail::Matricized mm = as_matrix(op, t, row_legs);
+  // Every diagonal block, stored or not: an unstored one is a zero block with eigenvalues 0.
+  const detail::Matricized mm = as_matrix(op, t.filled(), row_legs);
   std::vector<Factor> fs;
   for (const auto& [key, b] : mm.m.blocks()) {
     if (b.shape()[0] == 0) continue;

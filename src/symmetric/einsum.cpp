@@ -120,7 +120,7 @@ Node contract_shape(const Node& a, const Node& b, const Pairing& p) {
     legs.push_back(i != std::string::npos ? a.shape.leg(i) : b.shape.leg(b.labels.find(c)));
   }
   const Group& g = a.shape.rank() > 0 ? a.shape.group() : b.shape.group();
-  return {detail::make(std::move(legs), g.fuse(a.shape.flux(), b.shape.flux()), DType::f64, {}),
+  return {detail::make(g, std::move(legs), g.fuse(a.shape.flux(), b.shape.flux()), DType::f64, {}),
           p.labels};
 }
 
@@ -141,7 +141,8 @@ struct Found {
 std::vector<Node> leaves(const Spec& s, std::span<const BlockTensor> ops) {
   std::vector<Node> n;
   for (std::size_t i = 0; i < ops.size(); ++i)
-    n.push_back({detail::make(ops[i].legs(), ops[i].flux(), ops[i].dtype(), {}), s.inputs[i]});
+    n.push_back({detail::make(ops[i].group(), ops[i].legs(), ops[i].flux(), ops[i].dtype(), {}),
+                 s.inputs[i]});
   return n;
 }
 

@@ -60,7 +60,7 @@ BlockTensor fuse(const BlockTensor& t, std::int64_t begin, std::int64_t end, Dir
       block = concatenate(parts_of, begin);
     blocks.emplace(out, std::move(block));
   }
-  return make(std::move(legs), t.flux(), t.dtype(), std::move(blocks));
+  return make(t.group(), std::move(legs), t.flux(), t.dtype(), std::move(blocks));
 }
 
 BlockTensor split(const BlockTensor& t, std::int64_t axis) {
@@ -92,7 +92,7 @@ BlockTensor split(const BlockTensor& t, std::int64_t axis) {
       blocks.emplace(std::move(out), reshape(piece, shape));
     }
   }
-  return make(std::move(legs), t.flux(), t.dtype(), std::move(blocks));
+  return make(t.group(), std::move(legs), t.flux(), t.dtype(), std::move(blocks));
 }
 
 }  // namespace tenferro::symmetric

@@ -227,8 +227,9 @@ Leg detail::fuse_legs_in(const Group& g, std::span<const Leg> legs, Direction di
       continue;
     if (!std::equal(legs.begin(), legs.end(), e.parts.begin())) continue;
     Leg out = e.fused;
-    if (i > 0) std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
-                           cache.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    if (i > 0)
+      std::rotate(cache.begin(), cache.begin() + static_cast<std::ptrdiff_t>(i),
+                  cache.begin() + static_cast<std::ptrdiff_t>(i) + 1);
     return out;
   }
   Leg fused = build_fused_leg(g, legs, direction);

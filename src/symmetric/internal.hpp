@@ -30,9 +30,9 @@ void require_same_structure(const char* op, const BlockTensor& a, const BlockTen
 /// axis checked against rank (negative counts from the end).
 std::int64_t normalize_axis(const char* op, std::int64_t axis, std::size_t rank);
 /// Internal: tensor with the given structure, skipping checks.
-inline BlockTensor make(std::vector<Leg> legs, Charge flux, DType dtype,
+inline BlockTensor make(const Group& group, std::vector<Leg> legs, Charge flux, DType dtype,
                         std::map<BlockKey, Tensor> blocks) {
-  return BlockTensor(std::move(legs), std::move(flux), dtype, std::move(blocks));
+  return BlockTensor(group, std::move(legs), std::move(flux), dtype, std::move(blocks));
 }
 
 }  // namespace tenferro::symmetric::detail

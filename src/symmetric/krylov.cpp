@@ -18,7 +18,7 @@ struct Layout {
 
 Layout layout_of(const BlockTensor& x) {
   Layout l;
-  l.proto = detail::make(x.legs(), x.flux(), x.dtype(), {});
+  l.proto = detail::make(x.group(), x.legs(), x.flux(), x.dtype(), {});
   l.keys = x.allowed_keys();
   for (const BlockKey& k : l.keys) {
     l.shapes.push_back(x.block_shape(k));
@@ -52,7 +52,8 @@ BlockTensor unpack(const Layout& l, const Tensor& v) {
     const std::int64_t n = dims_numel(l.shapes[i]);
     blocks.emplace(l.keys[i], reshape(slice(v, 0, l.offsets[i], l.offsets[i] + n), l.shapes[i]));
   }
-  return detail::make(l.proto.legs(), l.proto.flux(), v.dtype(), std::move(blocks));
+  return detail::make(l.proto.group(), l.proto.legs(), l.proto.flux(), v.dtype(),
+                      std::move(blocks));
 }
 
 ScalarFn flat_map(const char* op, BlockMap f, std::shared_ptr<const Layout> l) {

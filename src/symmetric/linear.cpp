@@ -34,7 +34,7 @@ BlockTensor permute(const BlockTensor& t, Dims axes) {
     for (std::size_t i = 0; i < r; ++i) k[i] = key[axes[i]];
     blocks.emplace(std::move(k), tenferro::permute(b, axes));
   }
-  return make(std::move(legs), t.flux(), t.dtype(), std::move(blocks));
+  return make(t.group(), std::move(legs), t.flux(), t.dtype(), std::move(blocks));
 }
 
 BlockTensor conj(const BlockTensor& t) {
@@ -43,7 +43,7 @@ BlockTensor conj(const BlockTensor& t) {
   std::map<BlockKey, Tensor> blocks;
   const bool complex = is_complex(t.dtype());
   for (const auto& [key, b] : t.blocks()) blocks.emplace(key, complex ? tenferro::conj(b) : b);
-  return make(std::move(legs), t.group().dual(t.flux()), t.dtype(), std::move(blocks));
+  return make(t.group(), std::move(legs), t.group().dual(t.flux()), t.dtype(), std::move(blocks));
 }
 
 BlockTensor dagger(const BlockTensor& t) {
@@ -57,7 +57,9 @@ namespace {
 BlockTensor combine(const char* op, const BlockTensor& a, Scalar alpha, const BlockTensor& b,
                     Scalar beta) {
   detail::require_same_structure(op, a, b);
-  const DType dt = promote(a.dtype(), b.dtype());
+  // A complex coefficient makes real operands complex (as a complex Scalar does in mul).
+  DType dt = promote(a.dtype(), b.dtype());
+  if ((alpha.imag() != 0 || beta.imag() != 0) && !is_complex(dt)) dt = promote(dt, DType::c64);
   auto term = [&](const Tensor& x, Scalar c) {
     Tensor y = c == Scalar(1) ? x : mul(x, c);
     return y.dtype() == dt ? y : cast(y, dt);
@@ -83,7 +85,7 @@ BlockTensor combine(const char* op, const BlockTensor& a, Scalar alpha, const Bl
     }
   }
   for (; ib != b.blocks().end(); ++ib) blocks.emplace(ib->first, term(ib->second, beta));
-  return make(a.legs(), a.flux(), dt, std::move(blocks));
+  return make(a.group(), a.legs(), a.flux(), dt, std::move(blocks));
 }
 
 }  // namespace
@@ -108,7 +110,7 @@ BlockTensor scale(const BlockTensor& t, Scalar alpha) {
     Tensor y = mul(b, alpha);
     blocks.emplace(key, y.dtype() == dt ? y : cast(y, dt));
   }
-  return make(t.legs(), t.flux(), dt, std::move(blocks));
+  return make(t.group(), t.legs(), t.flux(), dt, std::move(blocks));
 }
 
 BlockTensor scale(const BlockTensor& t, const Tensor& alpha) {
@@ -118,7 +120,7 @@ BlockTensor scale(const BlockTensor& t, const Tensor& alpha) {
   const DType dt = promote(t.dtype(), alpha.dtype());
   std::map<BlockKey, Tensor> blocks;
   for (const auto& [key, b] : t.blocks()) blocks.emplace(key, mul(b, alpha));
-  return make(t.legs(), t.flux(), dt, std::move(blocks));
+  return make(t.group(), t.legs(), t.flux(), dt, std::move(blocks));
 }
 
 BlockTensor operator*(Scalar alpha, const BlockTensor& t) { return scale(t, alpha); }
@@ -207,7 +209,7 @@ BlockTensor trace(const BlockTensor& t, Dims axes_a, Dims axes_b) {
     else
       blocks.emplace(std::move(out), d);
   }
-  return make(std::move(legs), t.flux(), t.dtype(), std::move(blocks));
+  return make(t.group(), std::move(legs), t.flux(), t.dtype(), std::move(blocks));
 }
 
 BlockTensor scale_leg(const BlockTensor& t, std::int64_t axis, std::span<const Tensor> weights) {
@@ -236,7 +238,7 @@ BlockTensor scale_leg(const BlockTensor& t, std::int64_t axis, std::span<const T
     shape[axis] = w.shape()[0];
     blocks.emplace(key, mul(b, reshape(w, shape)));
   }
-  return make(t.legs(), t.flux(), dt, std::move(blocks));
+  return make(t.group(), t.legs(), t.flux(), dt, std::move(blocks));
 }
 
 }  // namespace tenferro::symmetric

@@ -9,7 +9,7 @@ namespace {
 BlockTensor structure_of(const BlockTensor& t, const std::vector<BlockKey>& keys) {
   std::map<BlockKey, Tensor> blocks;
   for (const BlockKey& k : keys) blocks.emplace(k, Tensor());
-  return detail::make(t.legs(), t.flux(), t.dtype(), std::move(blocks));
+  return detail::make(t.group(), t.legs(), t.flux(), t.dtype(), std::move(blocks));
 }
 
 std::vector<BlockKey> keys_of(const BlockTensor& t) {
@@ -42,7 +42,7 @@ std::vector<BlockTensor> BlockProgram::unflatten_outputs(std::span<const Tensor>
     std::map<BlockKey, Tensor> blocks;
     for (const auto& [key, unused] : s.blocks()) blocks.emplace(key, outputs[next++]);
     const DType dt = blocks.empty() ? s.dtype() : blocks.begin()->second.dtype();
-    out.push_back(detail::make(s.legs(), s.flux(), dt, std::move(blocks)));
+    out.push_back(detail::make(s.group(), s.legs(), s.flux(), dt, std::move(blocks)));
   }
   if (next != outputs.size())
     throw Error(ErrorKind::InvalidArgument,
@@ -72,7 +72,7 @@ BlockProgram trace_blocks(const BlockFn& f, std::span<const BlockTensor> example
     for (const BlockTensor& s : bp.input_structures) {
       std::map<BlockKey, Tensor> blocks;
       for (const auto& [key, unused] : s.blocks()) blocks.emplace(key, in[next++]);
-      args.push_back(detail::make(s.legs(), s.flux(), s.dtype(), std::move(blocks)));
+      args.push_back(detail::make(s.group(), s.legs(), s.flux(), s.dtype(), std::move(blocks)));
     }
     const std::vector<BlockTensor> results = f(args);
     std::vector<Tensor> flat;
