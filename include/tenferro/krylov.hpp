@@ -65,6 +65,12 @@ struct EigshOptions {
   /// 1e-5 (f32, c64).
   double tol = -1.0;
   std::int64_t max_restarts = 200;
+  /// Lanczos: check convergence after every step, not only when the Krylov space is full (the
+  /// residual of each Ritz pair is known from the projected matrix; KrylovKit's `eager`). With a
+  /// start vector close to the answer (the previous state in DMRG) a solve then costs a few
+  /// applications instead of krylov_dim. Off by default: from a poor start vector, a small space
+  /// may converge to a pair that a full space would have ranked below a better one.
+  bool eager = false;
   /// For k > 1: a second, deflated run from a random vector orthogonal to the found pairs checks
   /// that no member of a degenerate multiplet was missed (a single start vector cannot see one).
   bool verify_multiplicity = true;

@@ -5,9 +5,10 @@
 //   using namespace tenferro::symmetric;
 //   Group u1 = Group::u1();
 //   Leg phys(u1, {{{1}, 1}, {{-1}, 1}});                 // S=1/2: Sz = +1/2, -1/2 (charge 2 Sz)
-//   Leg bond(u1, {{{0}, 4}, {{2}, 3}, {{-2}, 3}});
-//   BlockTensor A = BlockTensor::randn({bond, phys, bond.dual()}, /*seed=*/1);
-//   BlockTensor E = tensordot(A, conj(A), {0, 1}, {0, 1});   // a transfer-matrix leg pair
+//   Leg left(u1, {{{0}, 4}, {{2}, 3}, {{-2}, 3}});        // even charges left of the site
+//   Leg right(u1, {{{1}, 4}, {{-1}, 4}, {{3}, 2}});        // odd charges right of it
+//   BlockTensor A = BlockTensor::randn({left, phys, right.dual()}, /*seed=*/1);
+//   BlockTensor E = tensordot(A, conj(A), {0, 1}, {0, 1});   // legs (right in, right out)
 //   BlockSvd s = svd_truncated(A, 2, {.max_rank = 8});        // global truncation over sectors
 //
 // Conventions. A leg has a direction: `out` legs count their charge with sign +1, `in` legs with

@@ -57,6 +57,7 @@ struct RunParams {
   Which which;
   bool real;
   std::uint64_t seed;
+  bool eager = false;
 };
 
 // Orthonormal start vector in the complement of `locked` (a random one if x has no component).
@@ -84,6 +85,17 @@ Ritz ritz_result(const std::vector<Tensor>& V, const SmallEigh& e,
   return out;
 }
 
+// True when the k wanted Ritz pairs of the projected matrix Hj (basis of Hj.rows vectors, next
+// residual norm h) meet the tolerance.
+bool converged_early(const SmallMat& Hj, double h, const RunParams& p) {
+  const SmallEigh e = small_eigh(Hj, p.real);
+  const std::vector<std::int64_t> order = order_by(e.w, p.which);
+  const double target = p.tol * largest_abs(e.w);
+  for (std::int64_t i = 0; i < p.k; ++i)
+    if (h * std::abs(e.V(Hj.rows - 1, order[i])) > target) return false;
+  return true;
+}
+
 // Thick-restart Lanczos (Wu-Simon) with full reorthogonalisation against the basis and `locked`.
 // H = V^H A V is filled from the Gram-Schmidt coefficients, so the restart's arrow is automatic.
 Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> locked,
@@ -97,6 +109,7 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
   for (std::int64_t restart = 0;; ++restart) {
     Tensor resid;
     double beta = 0;
+    std::int64_t n = m;  // basis size when the expansion stops
     for (auto j = static_cast<std::int64_t>(V.size()) - 1; j < m; ++j) {
       Tensor w = A(V[j]);
       anorm = std::max(anorm, vnorm(w));
@@ -111,6 +124,15 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
         resid = std::move(w);
         break;
       }
+      // Note [Lanczos early exit]: the residual of every Ritz pair of the basis so far is
+      // h * |last entry of its eigenvector|, so convergence is known after every step for the
+      // price of a (j+1)-sized eigh. A good start vector (DMRG's previous state) converges in a
+      // few steps instead of filling the whole krylov_dim space.
+      if (p.eager && j + 1 >= p.k && converged_early(H.block(j + 1, j + 1), h, p)) {
+        resid = std::move(w);
+        n = j + 1;
+        break;
+      }
       if (h <= breakdown * anorm) {  // invariant subspace: continue from a fresh direction
         std::vector<Tensor> all(locked.begin(), locked.end());
         all.insert(all.end(), V.begin(), V.end());
@@ -122,12 +144,12 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
         H(j + 1, j) = H(j, j + 1) = h;
       }
     }
-    const SmallEigh e = small_eigh(H, p.real);
+    const SmallEigh e = small_eigh(n == m ? H : H.block(n, n), p.real);
     const std::vector<std::int64_t> order = order_by(e.w, p.which);
     const double target = p.tol * largest_abs(e.w);
-    std::vector<double> res(m);
+    std::vector<double> res(n);
     std::int64_t nconv = 0;
-    for (std::int64_t i = 0; i < m; ++i) res[i] = beta * std::abs(e.V(m - 1, order[i]));
+    for (std::int64_t i = 0; i < n; ++i) res[i] = beta * std::abs(e.V(n - 1, order[i]));
     for (std::int64_t i = 0; i < p.k; ++i) nconv += res[i] <= target;
     const bool exhausted = beta <= breakdown * anorm;
     if (nconv == p.k || restart >= p.max_restarts || exhausted) {
@@ -268,9 +290,14 @@ EigshResult eigsh(ScalarFn f_in, const Tensor& x0, std::int64_t k, const EigshOp
   if (o.krylov_dim < 0 || o.max_restarts < 0)
     throw Error(ErrorKind::InvalidArgument, "eigsh: krylov_dim and max_restarts must be >= 0");
   auto f = std::make_shared<ScalarFn>(std::move(f_in));
-  RunParams p{
-      k,     0, o.max_restarts, default_tol(x0.dtype(), o.tol), o.which, !is_complex(x0.dtype()),
-      o.seed};
+  RunParams p{k,
+              0,
+              o.max_restarts,
+              default_tol(x0.dtype(), o.tol),
+              o.which,
+              !is_complex(x0.dtype()),
+              o.seed,
+              o.eager};
   p.m = std::min(
       n, o.krylov_dim > 0 ? std::max(o.krylov_dim, k + 1) : std::max(2 * k + 10, std::int64_t{20}));
   Ritz found;
