@@ -100,5 +100,6 @@ void bind_krylov(py::module_& m);
 void bind_einsum(py::module_& m);
 void bind_autodiff(py::module_& m);
 void bind_runtime(py::module_& m);
+void bind_symmetric(py::module_& m);
 
 }  // namespace tenferro::python

@@ -13,5 +13,6 @@ PYBIND11_MODULE(_tenferro, m) {
   tp::bind_einsum(m);
   tp::bind_autodiff(m);
   tp::bind_runtime(m);
+  tp::bind_symmetric(m);  // the submodule _symmetric, imported as tenferro.symmetric
   m.attr("RELEASE_GIL_ELEMENTS") = tp::kReleaseElements;
 }

@@ -21,6 +21,8 @@ from ._tenferro import (  # noqa: F401  (names starting with _ or not in __all__
     vjp_program,
 )
 
+from . import symmetric  # noqa: E402,F401  (tenferro.symmetric: block-sparse tensors)
+
 __version__ = "0.1.0"
 
 bool = _tenferro.bool_  # noqa: A001  (tenferro.bool is the dtype, as torch.bool)
