@@ -29,6 +29,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -103,12 +104,13 @@ class Leg {
   Direction direction() const noexcept { return direction_; }
   const std::vector<Sector>& sectors() const noexcept { return sectors_; }
   std::size_t num_sectors() const noexcept { return sectors_.size(); }
-  const Charge& charge(std::size_t s) const { return sectors_[s].charge; }
-  std::int64_t sector_dim(std::size_t s) const { return sectors_[s].dim; }
+  /// Sector s's charge and dimension (InvalidArgument when s is out of range).
+  const Charge& charge(std::size_t s) const { return sectors_[checked(s)].charge; }
+  std::int64_t sector_dim(std::size_t s) const { return sectors_[checked(s)].dim; }
   /// Sum of the sector dimensions (the dense size of the leg).
   std::int64_t dim() const noexcept { return dim_; }
   /// Start of sector s in the dense index.
-  std::int64_t offset(std::size_t s) const { return offsets_[s]; }
+  std::int64_t offset(std::size_t s) const { return offsets_[checked(s)]; }
   /// Index of the sector with this (canonical) charge, or -1.
   std::int64_t find(const Charge& charge) const;
   /// The same sectors, opposite direction (the leg a contraction partner must have).
@@ -130,6 +132,7 @@ class Leg {
       std::shared_ptr<const Fusion> fusion);
 
  private:
+  std::size_t checked(std::size_t s) const;
   Group group_;
   std::vector<Sector> sectors_;
   std::vector<std::int64_t> offsets_;
@@ -185,7 +188,8 @@ class BlockTensor {
   bool defined() const noexcept { return defined_; }
   std::size_t rank() const noexcept { return legs_.size(); }
   const std::vector<Leg>& legs() const noexcept { return legs_; }
-  const Leg& leg(std::size_t i) const { return legs_.at(i); }
+  /// Leg i (InvalidArgument when i >= rank()).
+  const Leg& leg(std::size_t i) const;
   const Group& group() const noexcept { return group_; }
   const Charge& flux() const noexcept { return flux_; }
   DType dtype() const noexcept { return dtype_; }
@@ -385,8 +389,24 @@ struct BlockProgram {
   std::vector<Tensor> flatten_inputs(std::span<const BlockTensor> inputs) const;
   /// BlockTensors from the program's output tensors.
   std::vector<BlockTensor> unflatten_outputs(std::span<const Tensor> outputs) const;
-  /// Prepares on rt and runs once (the plan is cached by rt): one admission for all blocks.
+  /// The program prepared on rt (served from rt's plan cache when it was prepared before).
+  PreparedProgram prepare(Runtime& rt) const;
+  /// Runs a plan from prepare(): one admission for all blocks, no program hashing.
+  std::vector<BlockTensor> run(const Runtime& rt, const PreparedProgram& plan,
+                               std::span<const BlockTensor> inputs) const;
+  /// prepare + run. The plan of the last runtime (and epoch) is kept, so repeated calls on one
+  /// runtime skip the plan-cache lookup (which hashes the whole program). Assigning a new
+  /// `program` drops that plan; after editing nodes in place, call prepare() instead.
   std::vector<BlockTensor> run(Runtime& rt, std::span<const BlockTensor> inputs) const;
+
+ private:
+  struct PlanMemo {
+    std::mutex mutex;
+    PreparedProgram plan;
+    const ProgramNode* nodes = nullptr;  // the program's node storage the plan was made for
+    std::size_t num_nodes = 0;
+  };
+  std::shared_ptr<PlanMemo> memo_ = std::make_shared<PlanMemo>();
 };
 using BlockFn = std::function<std::vector<BlockTensor>(std::span<const BlockTensor>)>;
 /// Traces f on symbolic blocks shaped like `examples` (their values are not used).

@@ -241,6 +241,14 @@ BlockTensor BlockTensor::from_dense(const Tensor& dense, std::vector<Leg> legs, 
   return BlockTensor(g, std::move(legs), f, dense.dtype(), std::move(blocks));
 }
 
+const Leg& BlockTensor::leg(std::size_t i) const {
+  if (i >= legs_.size())
+    throw Error(ErrorKind::InvalidArgument, "symmetric::BlockTensor::leg: leg " +
+                                                std::to_string(i) + " of a tensor of rank " +
+                                                std::to_string(legs_.size()));
+  return legs_[i];
+}
+
 bool BlockTensor::allowed(const BlockKey& key) const {
   if (key.size() != legs_.size()) return false;
   for (std::size_t i = 0; i < key.size(); ++i)

@@ -124,7 +124,7 @@ Node contract_shape(const Node& a, const Node& b, const Pairing& p) {
           p.labels};
 }
 
-double dense_cost(const Node& a, const Node& b, const Pairing& p) {
+double dense_cost(const Node& a, const Node& b) {
   double c = 1;
   for (std::size_t i = 0; i < a.labels.size(); ++i) c *= static_cast<double>(a.shape.leg(i).dim());
   for (std::size_t j = 0; j < b.labels.size(); ++j)
@@ -177,7 +177,7 @@ BlockPath optimal(const std::vector<Node>& in) {
       if (c < best[mask].cost) {
         best[mask].cost = c;
         best[mask].left = sub;
-        best[mask].dense = l.dense + r.dense + dense_cost(l.node, r.node, p);
+        best[mask].dense = l.dense + r.dense + dense_cost(l.node, r.node);
         best[mask].node = contract_shape(l.node, r.node, p);
       }
     }
@@ -226,7 +226,7 @@ BlockPath greedy(std::vector<Node> nodes) {
     const Node& b = nodes[live[bj]];
     const Pairing p = pairing(a.labels, b.labels);
     path.flops += best;
-    path.dense_flops += dense_cost(a, b, p);
+    path.dense_flops += dense_cost(a, b);
     Node r = contract_shape(a, b, p);
     path.pairs.push_back({live[bi], live[bj]});
     nodes.push_back(std::move(r));

@@ -40,7 +40,19 @@ Charge Group::canonical(const Charge& a) const {
   return c;
 }
 
+namespace {
+void require_length(const Group& g, const Charge& a, const char* op) {
+  if (a.size() != g.num_factors())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string("symmetric::Group::") + op + ": charge " + detail::charge_string(a) +
+                    " has " + std::to_string(a.size()) + " entries; group " + g.to_string() +
+                    " needs " + std::to_string(g.num_factors()));
+}
+}  // namespace
+
 Charge Group::fuse(const Charge& a, const Charge& b) const {
+  require_length(*this, a, "fuse");
+  require_length(*this, b, "fuse");
   Charge c(moduli_.size());
   for (std::size_t i = 0; i < c.size(); ++i) {
     c[i] = a[i] + b[i];
@@ -50,6 +62,7 @@ Charge Group::fuse(const Charge& a, const Charge& b) const {
 }
 
 Charge Group::dual(const Charge& a) const {
+  require_length(*this, a, "dual");
   Charge c(moduli_.size());
   for (std::size_t i = 0; i < c.size(); ++i) {
     c[i] = -a[i];
@@ -114,6 +127,14 @@ Leg::Leg(Group group, std::vector<Sector> sectors, Direction direction,
 
 Leg Leg::trivial(std::int64_t dim, Direction direction) {
   return Leg(Group(), {Sector{{}, dim}}, direction);
+}
+
+std::size_t Leg::checked(std::size_t s) const {
+  if (s >= sectors_.size())
+    throw Error(ErrorKind::InvalidArgument, "symmetric::Leg: sector " + std::to_string(s) +
+                                                " of a leg with " +
+                                                std::to_string(sectors_.size()) + " sectors");
+  return s;
 }
 
 std::int64_t Leg::find(const Charge& charge) const {

@@ -51,11 +51,31 @@ std::vector<BlockTensor> BlockProgram::unflatten_outputs(std::span<const Tensor>
   return out;
 }
 
-std::vector<BlockTensor> BlockProgram::run(Runtime& rt, std::span<const BlockTensor> inputs) const {
-  const PreparedProgram plan = rt.prepare(program);
+PreparedProgram BlockProgram::prepare(Runtime& rt) const { return rt.prepare(program); }
+
+std::vector<BlockTensor> BlockProgram::run(const Runtime& rt, const PreparedProgram& plan,
+                                           std::span<const BlockTensor> inputs) const {
   const std::vector<Tensor> flat = flatten_inputs(inputs);
   const std::vector<Tensor> out = rt.run(plan, flat);
   return unflatten_outputs(out);
+}
+
+std::vector<BlockTensor> BlockProgram::run(Runtime& rt, std::span<const BlockTensor> inputs) const {
+  PreparedProgram plan;
+  {
+    // One memo per program (copies of a BlockProgram share it); a plan of another runtime, an
+    // older epoch or a replaced program is made again.
+    std::lock_guard<std::mutex> lock(memo_->mutex);
+    if (!memo_->plan.valid() || memo_->plan.runtime_id() != rt.id() ||
+        memo_->plan.epoch() != rt.epoch() || memo_->nodes != program.nodes.data() ||
+        memo_->num_nodes != program.nodes.size()) {
+      memo_->plan = rt.prepare(program);
+      memo_->nodes = program.nodes.data();
+      memo_->num_nodes = program.nodes.size();
+    }
+    plan = memo_->plan;
+  }
+  return run(rt, plan, inputs);
 }
 
 BlockProgram trace_blocks(const BlockFn& f, std::span<const BlockTensor> examples) {

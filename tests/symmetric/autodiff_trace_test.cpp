@@ -619,5 +619,28 @@ TEST(SymmetricExecutionScope, BlockOpsEnterTheExecutorOnce) {
   EXPECT_GT(grad_norm, 0.0);
 }
 
+TEST(SymmetricTrace, KeptPlanFollowsRuntimeEpochAndProgram) {
+  // run(rt, inputs) keeps the plan of the last runtime; another runtime, a reconfigured one, a
+  // replaced program and an explicitly prepared plan all give the eager values.
+  const GroupCase& gc = group_case(0);
+  const Leg a = sample_leg(gc, 1), b = sample_leg(gc, 2), c = sample_leg(gc, 3);
+  const BlockFn f = [](std::span<const BlockTensor> in) -> std::vector<BlockTensor> {
+    return {tensordot(in[0], in[1], {2}, {0})};
+  };
+  const std::vector<BlockTensor> in{BlockTensor::randn({a, b, c}, 1),
+                                    BlockTensor::randn({c.dual(), a}, 2)};
+  const Tensor want = f(in)[0].to_dense();
+  BlockProgram p = trace_blocks(f, in);
+  Runtime r1, r2;
+  for (int i = 0; i < 2; ++i) expect_near(p.run(r1, in)[0].to_dense(), want, 1e-13, "r1");
+  expect_near(p.run(r2, in)[0].to_dense(), want, 1e-13, "r2");
+  r1.reconfigure(CpuBackendOptions{.threads = 1});
+  expect_near(p.run(r1, in)[0].to_dense(), want, 1e-13, "r1 after reconfigure");
+  p.program = optimize(p.program);
+  expect_near(p.run(r1, in)[0].to_dense(), want, 1e-13, "replaced program");
+  const PreparedProgram plan = p.prepare(r2);
+  expect_near(p.run(r2, plan, in)[0].to_dense(), want, 1e-13, "explicit plan");
+}
+
 }  // namespace
 }  // namespace tenferro::symmetric
