@@ -63,7 +63,7 @@ py::dict krylov_info(const KrylovInfo& i) {
 EigshOptions eigsh_options(const std::string& which, const std::string& method,
                            std::optional<double> tol, std::int64_t krylov_dim,
                            std::int64_t max_restarts, bool verify_multiplicity,
-                           const py::object& preconditioner, bool require_convergence) {
+                           const py::object& preconditioner, bool require_convergence, bool eager) {
   EigshOptions o;
   o.which = parse<Which>(which,
                          {{"smallest_real", Which::smallest_real},
@@ -79,6 +79,7 @@ EigshOptions eigsh_options(const std::string& which, const std::string& method,
   o.max_restarts = max_restarts;
   o.verify_multiplicity = verify_multiplicity;
   o.require_convergence = require_convergence;
+  o.eager = eager;
   if (!preconditioner.is_none())
     o.preconditioner = [p = hold_callable(preconditioner)](const Tensor& r, double theta) {
       py::gil_scoped_acquire acquire;
@@ -123,16 +124,17 @@ void bind_krylov(py::module_& m) {
       [](py::function f, const Tensor& x0, std::int64_t k, const std::string& which,
          const std::string& method, std::optional<double> tol, std::int64_t krylov_dim,
          std::int64_t max_restarts, bool verify_multiplicity, py::object preconditioner,
-         bool require_convergence) {
-        EigshOptions o = eigsh_options(which, method, tol, krylov_dim, max_restarts,
-                                       verify_multiplicity, preconditioner, require_convergence);
+         bool require_convergence, bool eager) {
+        EigshOptions o =
+            eigsh_options(which, method, tol, krylov_dim, max_restarts, verify_multiplicity,
+                          preconditioner, require_convergence, eager);
         EigshResult r = eigsh(map_of(std::move(f), "eigsh"), x0, k, o);
         return py::make_tuple(r.eigenvalues, r.eigenvectors, krylov_info(r.info));
       },
       "f"_a, "x0"_a, "k"_a = 1, py::kw_only(), "which"_a = "smallest_real", "method"_a = "lanczos",
       "tol"_a = py::none(), "krylov_dim"_a = 0, "max_restarts"_a = 200,
       "verify_multiplicity"_a = true, "preconditioner"_a = py::none(),
-      "require_convergence"_a = true,
+      "require_convergence"_a = true, "eager"_a = false,
       "(eigenvalues, [eigenvectors], info): k eigenpairs of the Hermitian map f (docs/krylov.md)");
 
   m.def(

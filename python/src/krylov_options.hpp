@@ -25,7 +25,7 @@ py::dict krylov_info(const KrylovInfo& info);
 EigshOptions eigsh_options(const std::string& which, const std::string& method,
                            std::optional<double> tol, std::int64_t krylov_dim,
                            std::int64_t max_restarts, bool verify_multiplicity,
-                           const py::object& preconditioner, bool require_convergence);
+                           const py::object& preconditioner, bool require_convergence, bool eager);
 
 /// LinsolveOptions from linsolve's keywords (adjoint None or v -> Tensor).
 LinsolveOptions linsolve_options(const std::string& method, std::optional<double> tol,

@@ -743,16 +743,17 @@ void bind_symmetric(py::module_& m) {
       [](py::function f, const BlockTensor& x0, std::int64_t k, const std::string& which,
          const std::string& method, std::optional<double> tol, std::int64_t krylov_dim,
          std::int64_t max_restarts, bool verify_multiplicity, py::object preconditioner,
-         bool require_convergence) {
-        EigshOptions o = eigsh_options(which, method, tol, krylov_dim, max_restarts,
-                                       verify_multiplicity, preconditioner, require_convergence);
+         bool require_convergence, bool eager) {
+        EigshOptions o =
+            eigsh_options(which, method, tol, krylov_dim, max_restarts, verify_multiplicity,
+                          preconditioner, require_convergence, eager);
         sym::BlockEigshResult r = sym::eigsh(block_map(std::move(f), "symmetric.eigsh"), x0, k, o);
         return py::make_tuple(r.eigenvalues, r.eigenvectors, krylov_info(r.info));
       },
       "f"_a, "x0"_a, "k"_a = 1, py::kw_only(), "which"_a = "smallest_real", "method"_a = "lanczos",
       "tol"_a = py::none(), "krylov_dim"_a = 0, "max_restarts"_a = 200,
       "verify_multiplicity"_a = true, "preconditioner"_a = py::none(),
-      "require_convergence"_a = true,
+      "require_convergence"_a = true, "eager"_a = false,
       "(eigenvalues, [eigenvectors], info): k eigenpairs of the Hermitian map f (BlockTensor -> "
       "BlockTensor with x0's legs and flux). A preconditioner receives and returns the flat "
       "vector of x0's allowed blocks.");

@@ -63,3 +63,20 @@ def test_linsolve_exponentiate_and_svds():
                             v0=tf.asarray(np.ones(60)))
     np.testing.assert_allclose(s2.numpy(), np.linalg.svd(m, compute_uv=False)[:2], atol=1e-9)
     assert len(us) == 2 and us[0].shape == (80,) and vs[0].shape == (60,)
+
+
+def test_eigsh_eager_stops_early_on_a_warm_start():
+    n = 120
+    rng = np.random.default_rng(3)
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    w = np.concatenate([[-3.0, -2.5], np.linspace(0, 1, n - 2)])
+    a = (q * w) @ q.T
+    a = 0.5 * (a + a.T)
+    ta = tf.asarray(a)
+    f = lambda x: tf.matmul(ta, x)
+    warm = tf.asarray(q[:, 0] + 1e-4 * rng.standard_normal(n))
+    vals_full, _, info_full = tf.eigsh(f, warm, 1, krylov_dim=30)
+    vals, _, info = tf.eigsh(f, warm, 1, krylov_dim=30, eager=True)
+    assert abs(vals.numpy()[0] + 3.0) < 1e-10
+    assert abs(vals_full.numpy()[0] + 3.0) < 1e-10
+    assert info["applications"] < info_full["applications"]
