@@ -6,8 +6,10 @@
 // determines its K sector and a K sector determines b's column sector, so the product is one GEMM
 // per charge of K (TeNPy's approach) instead of one per pair of blocks. GEMMs of one small shape
 // (every dim <= 32, four or more of them: many sectors of small dimension) run as one bmm over
-// stacked blocks. Fusing copies each operand once (concatenation of its blocks); the split of the
-// result is slicing, i.e. views.
+// stacked blocks. matricize() builds each matrix block in one pass: one block_assemble op
+// (src/primitives/block_assemble.hpp) reads every piece, permuted view or not, straight into its
+// place, so each operand is copied once; a block that is a whole matrix block by itself is only
+// reshaped. The split of the result is slicing and reshaping, i.e. views.
 #include <algorithm>
 
 #include "primitives/block_assemble.hpp"
