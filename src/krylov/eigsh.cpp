@@ -72,14 +72,12 @@ Tensor start_vector(Tensor x, std::span<const Tensor> locked, std::uint64_t seed
   throw Error(ErrorKind::LinAlgError, "eigsh: no start vector outside the found eigenvectors");
 }
 
-Ritz ritz_result(const std::vector<Tensor>& V, const SmallEigh& e,
-                 const std::vector<std::int64_t>& order, const std::vector<double>& res,
-                 std::int64_t k) {
+Ritz ritz_result(const RowBasis& V, const SmallEigh& e, const std::vector<std::int64_t>& order,
+                 const std::vector<double>& res, std::int64_t k) {
   Ritz out;
   for (std::int64_t i = 0; i < k; ++i) {
     out.values.push_back(e.w[order[i]]);
-    const std::vector<Scalar> s = e.V.col(order[i]);
-    out.vectors.push_back(combine<Tensor>(std::span<const Tensor>(V.data(), s.size()), s));
+    out.vectors.push_back(V.combine(e.V.col(order[i])));
     out.residuals.push_back(res[i]);
   }
   return out;
@@ -98,10 +96,12 @@ bool converged_early(const SmallMat& Hj, double h, const RunParams& p) {
 
 // Thick-restart Lanczos (Wu-Simon) with full reorthogonalisation against the basis and `locked`.
 // H = V^H A V is filled from the Gram-Schmidt coefficients, so the restart's arrow is automatic.
+// The basis lives in the rows of one matrix (Note [Row basis] in space.hpp).
 Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> locked,
              const RunParams& p) {
   const std::int64_t m = p.m;
-  std::vector<Tensor> V{start_vector(x0, locked, p.seed)};
+  RowBasis V(x0, m);
+  V.push(start_vector(x0, locked, p.seed), 1.0);
   SmallMat H(m, m);
   const double breakdown = p.real && x0.dtype() == DType::f32 ? 1e-6 : 1e-13;
   double anorm = 0;
@@ -110,11 +110,11 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
     Tensor resid;
     double beta = 0;
     std::int64_t n = m;  // basis size when the expansion stops
-    for (auto j = static_cast<std::int64_t>(V.size()) - 1; j < m; ++j) {
+    for (std::int64_t j = V.size() - 1; j < m; ++j) {
       Tensor w = A(V[j]);
       anorm = std::max(anorm, vnorm(w));
-      std::vector<Scalar> coef(V.size());
-      const double h = orthogonalize<Tensor>(w, locked, V, coef);
+      std::vector<Scalar> coef(static_cast<std::size_t>(V.size()));
+      const double h = V.orthogonalize(w, locked, coef);
       for (std::size_t i = 0; i < coef.size(); ++i) {
         H(i, j) = coef[i];
         H(j, i) = std::conj(coef[i]);
@@ -135,12 +135,12 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
       }
       if (h <= breakdown * anorm) {  // invariant subspace: continue from a fresh direction
         std::vector<Tensor> all(locked.begin(), locked.end());
-        all.insert(all.end(), V.begin(), V.end());
+        all.insert(all.end(), V.vectors().begin(), V.vectors().end());
         ++seed;
-        V.push_back(start_vector(random_like(x0, seed), all, seed));
+        V.push(start_vector(random_like(x0, seed), all, seed), 1.0);
         H(j + 1, j) = H(j, j + 1) = 0;
       } else {
-        V.push_back(vscale(w, 1.0 / h));
+        V.push(w, 1.0 / h);
         H(j + 1, j) = H(j, j + 1) = h;
       }
     }
@@ -161,10 +161,7 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
     // Keep the best `keep` Ritz vectors, then the residual direction.
     const std::int64_t keep = std::min(m - 1, std::max(p.k, p.k + (m - p.k) / 2));
     std::vector<Tensor> kept;
-    for (std::int64_t i = 0; i < keep; ++i) {
-      const std::vector<Scalar> s = e.V.col(order[i]);
-      kept.push_back(combine<Tensor>(V, s));
-    }
+    for (std::int64_t i = 0; i < keep; ++i) kept.push_back(V.combine(e.V.col(order[i])));
     H = SmallMat(m, m);
     for (std::int64_t i = 0; i < keep; ++i) {
       H(i, i) = e.w[order[i]];
@@ -172,7 +169,7 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
       H(i, keep) = std::conj(H(keep, i));
     }
     kept.push_back(vscale(resid, 1.0 / beta));
-    V = std::move(kept);
+    V.assign(kept);
   }
 }
 

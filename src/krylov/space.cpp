@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "krylov/small_dense.hpp"
 #include "tenferro/ops.hpp"
 
 namespace tenferro::detail::krylov {
@@ -70,6 +71,53 @@ Tensor vzeros_like(const Tensor& x) { return zeros(x.shape(), x.dtype()); }
 
 Tensor random_like(const Tensor& x, std::uint64_t seed) {
   return randn(x.shape(), seed, x.dtype());
+}
+
+RowBasis::RowBasis(const Tensor& like, std::int64_t capacity)
+    : matrix_(zeros({capacity, like.numel()}, like.dtype())), shape_(like.shape()) {
+  rows_.reserve(static_cast<std::size_t>(capacity));
+  for (std::int64_t j = 0; j < capacity; ++j)
+    rows_.push_back(reshape(matrix_.slice(0, j, j + 1), shape_));
+}
+
+void RowBasis::push(const Tensor& v, Scalar scale) {
+  Tensor& row = rows_.at(static_cast<std::size_t>(size_));
+  mul_into(row, v, for_dtype(v, scale));
+  ++size_;
+}
+
+void RowBasis::assign(const std::vector<Tensor>& vs) {
+  size_ = 0;
+  for (const Tensor& v : vs) push(v, 1.0);
+}
+
+double RowBasis::orthogonalize(Tensor& w, std::span<const Tensor> locked,
+                               std::span<Scalar> coef) const {
+  const std::int64_t n = matrix_.size(1);
+  const bool complex = is_complex(matrix_.dtype());
+  double before = vnorm(w);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const Tensor& l : locked) w = vaxpy(-vinner(l, w), l, w);
+    if (size_ > 0) {
+      const Tensor B = matrix_.slice(0, 0, size_);
+      const Tensor wf = reshape(w, {n});
+      // c = B^H w: for complex rows conj(B conj(w)), so the basis is never copied.
+      const Tensor c = complex ? conj(matmul(B, conj(wf))) : matmul(B, wf);
+      const std::vector<Scalar> cs = to_scalars(c);
+      for (std::int64_t j = 0; j < size_; ++j) coef[static_cast<std::size_t>(j)] += cs[j];
+      w = reshape(sub(wf, reshape(matmul(reshape(c, {1, size_}), B), {n})), shape_);
+    }
+    const double after = vnorm(w);
+    if (after > 0.5 * before) return after;
+    before = after;
+  }
+  return before;
+}
+
+Tensor RowBasis::combine(std::span<const Scalar> c) const {
+  const auto k = static_cast<std::int64_t>(c.size());
+  const Tensor cv = from_scalars(std::vector<Scalar>(c.begin(), c.end()), {1, k}, matrix_.dtype());
+  return reshape(matmul(cv, matrix_.slice(0, 0, k)), shape_);
 }
 
 Tensor CountedMap::operator()(const Tensor& x) const {

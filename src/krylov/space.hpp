@@ -91,6 +91,37 @@ double orthogonalize(V& w, std::span<const V> basis, std::span<Scalar> coef) {
   return orthogonalize<V>(w, {}, basis, coef);
 }
 
+/// Note [Row basis]: Lanczos keeps its orthonormal basis as the rows of one [capacity, n] tensor,
+/// so projecting a vector off all of it is two matrix-vector products (c = B^H w, w -= B^T c)
+/// that read the basis once each, instead of one inner product and one axpy per basis vector:
+/// on 40000-element vectors a 12-step solve went from 14 ms to a few. The vectors handed out are
+/// views of the rows (shaped like the start vector); rows are rewritten only at a restart, after
+/// the new vectors were computed.
+class RowBasis {
+ public:
+  RowBasis(const Tensor& like, std::int64_t capacity);
+  std::int64_t size() const noexcept { return size_; }
+  /// The first size() vectors (views of the rows).
+  std::span<const Tensor> vectors() const {
+    return {rows_.data(), static_cast<std::size_t>(size_)};
+  }
+  const Tensor& operator[](std::int64_t j) const { return rows_[static_cast<std::size_t>(j)]; }
+  /// Appends scale * v (v shaped like the start vector).
+  void push(const Tensor& v, Scalar scale);
+  /// Replaces the rows by `vs` (fresh tensors, not views of this basis).
+  void assign(const std::vector<Tensor>& vs);
+  /// orthogonalize() against `locked` and the rows, the rows' coefficients added to `coef`.
+  double orthogonalize(Tensor& w, std::span<const Tensor> locked, std::span<Scalar> coef) const;
+  /// sum_j c[j] row_j, c.size() <= size() (a fresh tensor).
+  Tensor combine(std::span<const Scalar> c) const;
+
+ private:
+  Tensor matrix_;  // [capacity, n]
+  Dims shape_;
+  std::vector<Tensor> rows_;
+  std::int64_t size_ = 0;
+};
+
 /// Calls a map and checks its result against x (shape and dtype), counting applications.
 struct CountedMap {
   const char* op;

@@ -356,8 +356,9 @@ void blas_sweep() {
   cpu.with_session([&](Session& session) {
     detail::ExecContext& ctx = session.exec_context();
     BackendGuard use(cpu);
-    const std::int64_t sizes[][3] = {
-        {33, 34, 35}, {1, 300, 120}, {120, 1, 300}, {20, 26, 2}, {8, 9, 10}};
+    // m = 1, n = 1 and m = n = 1 take gemv / dot (Note [Vector products through gemv]).
+    const std::int64_t sizes[][3] = {{33, 34, 35},  {1, 300, 120}, {120, 1, 300},
+                                     {1, 1, 40000}, {20, 26, 2},   {8, 9, 10}};
     for (auto& s : sizes)
       for (int l = 0; l < 5; ++l)
         for (int c = 0; c < 4; ++c) {
