@@ -25,51 +25,64 @@ using tenferro::detail::block_assemble;
 using tenferro::detail::BlockPlace;
 
 Matricized matricize(const BlockTensor& t, std::int64_t row_legs, Direction row_dir,
-                     Direction col_dir, bool keep_single) {
+                     Direction col_dir, bool keep_single, std::span<const std::int64_t> perm) {
   const auto r = static_cast<std::int64_t>(t.rank());
+  const bool permuted = !perm.empty();
   Matricized out;
   out.fused_rows = !(keep_single && row_legs == 1);
   out.fused_cols = !(keep_single && r - row_legs == 1);
-  const std::span<const Leg> legs(t.legs());
+  std::vector<Leg> legs;
+  legs.reserve(t.rank());
+  for (std::int64_t i = 0; i < r; ++i) legs.push_back(t.leg(permuted ? perm[i] : i));
+  const std::span<const Leg> all(legs);
   const Leg R =
       out.fused_rows
-          ? fuse_legs_in(t.group(), legs.subspan(0, static_cast<std::size_t>(row_legs)), row_dir)
+          ? fuse_legs_in(t.group(), all.subspan(0, static_cast<std::size_t>(row_legs)), row_dir)
           : legs[0];
   const Leg C =
       out.fused_cols
-          ? fuse_legs_in(t.group(), legs.subspan(static_cast<std::size_t>(row_legs)), col_dir)
+          ? fuse_legs_in(t.group(), all.subspan(static_cast<std::size_t>(row_legs)), col_dir)
           : legs[static_cast<std::size_t>(row_legs)];
   struct Place {
     std::int64_t sector, offset, dim;
   };
-  auto locate = [](const Leg& leg, bool fused, BlockKey::const_iterator first,
-                   BlockKey::const_iterator last) -> Place {
+  BlockKey part;  // reused lookup key
+  auto locate = [&part](const Leg& leg, bool fused, BlockKey::const_iterator first,
+                        BlockKey::const_iterator last) -> Place {
     if (!fused) return {*first, 0, leg.sector_dim(*first)};
-    const auto& [f, piece] = leg.fusion()->index.at(BlockKey(first, last));
+    part.assign(first, last);
+    const auto& [f, piece] = leg.fusion()->index.at(part);
     const Fusion::Piece& p = leg.fusion()->pieces[f][piece];
     return {f, p.offset, p.dim};
   };
   // Every block is one piece of one matrix block (row sector, column sector).
-  std::map<BlockKey, std::pair<std::vector<Tensor>, std::vector<BlockPlace>>> groups;
-  for (const auto& [key, b] : t.blocks()) {
+  struct Pieces {
+    std::vector<Tensor> pieces;
+    std::vector<BlockPlace> places;
+  };
+  std::map<std::pair<std::int64_t, std::int64_t>, Pieces> groups;
+  BlockKey key(t.rank());
+  const Dims axes(perm.begin(), perm.end());
+  for (const auto& [orig, b] : t.blocks()) {
+    for (std::int64_t i = 0; i < r; ++i) key[i] = permuted ? orig[perm[i]] : orig[i];
     const Place pr = locate(R, out.fused_rows, key.begin(), key.begin() + row_legs);
     const Place pc = locate(C, out.fused_cols, key.begin() + row_legs, key.end());
-    auto& g = groups[{pr.sector, pc.sector}];
+    Pieces& g = groups[{pr.sector, pc.sector}];
     if (pr.dim * pc.dim == 0) continue;
-    g.first.push_back(b);
-    g.second.push_back({pr.offset, pc.offset, pr.dim, pc.dim});
+    g.pieces.push_back(permuted ? tenferro::permute(b, axes) : b);
+    g.places.push_back({pr.offset, pc.offset, pr.dim, pc.dim});
   }
   std::map<BlockKey, Tensor> blocks;
-  for (auto& [key, g] : groups) {
-    const std::int64_t m = R.sector_dim(key[0]), n = C.sector_dim(key[1]);
+  for (auto& [rc, g] : groups) {
+    const std::int64_t m = R.sector_dim(rc.first), n = C.sector_dim(rc.second);
     Tensor block;
-    if (g.first.empty())
+    if (g.pieces.empty())
       block = zeros({m, n}, t.dtype());
-    else if (g.first.size() == 1 && g.second[0].rows == m && g.second[0].cols == n)
-      block = reshape(g.first[0], {m, n});
+    else if (g.pieces.size() == 1 && g.places[0].rows == m && g.places[0].cols == n)
+      block = reshape(g.pieces[0], {m, n});
     else
-      block = block_assemble(g.first, g.second, m, n);
-    blocks.emplace(key, std::move(block));
+      block = block_assemble(g.pieces, g.places, m, n);
+    blocks.emplace(BlockKey{rc.first, rc.second}, std::move(block));
   }
   out.m = make(t.group(), {R, C}, t.flux(), t.dtype(), std::move(blocks));
   return out;
@@ -174,14 +187,20 @@ BlockTensor tensordot(const BlockTensor& a, const BlockTensor& b, Dims axes_a, D
   const auto nfa = static_cast<std::int64_t>(ax.free_a.size());
   const auto nc = static_cast<std::int64_t>(ax.con_a.size());
   const Group g = a.group().num_factors() > 0 || b.rank() == 0 ? a.group() : b.group();
-  const BlockTensor pa = permute(a, concat_dims(ax.free_a, ax.con_a));
-  const BlockTensor pb = permute(b, concat_dims(ax.con_b, ax.free_b));
+  // The permutations are applied block by block inside matricize (no permuted BlockTensor).
+  auto order = [](const Dims& first, const Dims& second) {
+    Dims d = concat_dims(first, second);
+    for (std::size_t i = 0; i < d.size(); ++i)
+      if (d[i] != static_cast<std::int64_t>(i)) return d;
+    return Dims{};  // identity
+  };
+  const Dims perm_a = order(ax.free_a, ax.con_a), perm_b = order(ax.con_b, ax.free_b);
   // Rows of a fused "out"; a's contracted legs fused "out", b's (their duals) "in": the two fused
   // legs are then dual with the same sector order (Note [Block contraction]).
   const detail::Matricized ma =
-      detail::matricize(pa, nfa, Direction::out, Direction::out, /*keep_single=*/true);
+      detail::matricize(a, nfa, Direction::out, Direction::out, /*keep_single=*/true, perm_a);
   const detail::Matricized mb =
-      detail::matricize(pb, nc, Direction::in, Direction::out, /*keep_single=*/true);
+      detail::matricize(b, nc, Direction::in, Direction::out, /*keep_single=*/true, perm_b);
   // b's blocks by their K sector.
   std::map<std::int64_t, std::vector<std::pair<std::int64_t, const Tensor*>>> by_k;
   for (const auto& [key, blk] : mb.m.blocks()) by_k[key[0]].push_back({key[1], &blk});

@@ -46,8 +46,9 @@ struct Matricized {
   BlockTensor m;
   bool fused_rows = false, fused_cols = false;
 };
+/// `perm` (empty: identity) reorders t's legs first, block by block, as permute(t, perm) would.
 Matricized matricize(const BlockTensor& t, std::int64_t row_legs, Direction row_dir,
-                     Direction col_dir, bool keep_single);
+                     Direction col_dir, bool keep_single, std::span<const std::int64_t> perm = {});
 /// The inverse of matricize on a result whose leg 0 / leg 1 are the fused sides.
 BlockTensor unmatricize(BlockTensor m, bool split_rows, bool split_cols);
 
