@@ -76,13 +76,7 @@ class BlockAssemblePrim final : public PrimitiveWith<BlockAssemblePrim> {
 
   void jvp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> t,
            std::span<Tensor> out_t) const override {
-    bool any = false;
-    for (const Tensor& v : t) any |= v.defined();
-    if (!any) return;
-    TensorList parts;
-    for (std::size_t i = 0; i < t.size(); ++i)
-      parts.push_back(t[i].defined() ? t[i] : zeros(primals[i].shape(), primals[i].dtype()));
-    out_t[0] = bind1(*this, std::span<const Tensor>(parts.data(), parts.size()));
+    linear_jvp(*this, primals, t, out_t);
   }
 
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,

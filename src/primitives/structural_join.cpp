@@ -93,13 +93,7 @@ class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
 
   void jvp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> t,
            std::span<Tensor> out_t) const override {
-    bool any = false;
-    for (const Tensor& v : t) any |= v.defined();
-    if (!any) return;
-    TensorList parts;
-    for (std::size_t i = 0; i < t.size(); ++i)
-      parts.push_back(t[i].defined() ? t[i] : zeros(primals[i].shape(), primals[i].dtype()));
-    out_t[0] = bind1(*this, std::span<const Tensor>(parts.data(), parts.size()));
+    linear_jvp(*this, primals, t, out_t);
   }
 
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
@@ -119,6 +113,17 @@ class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
 };
 
 }  // namespace
+
+void linear_jvp(const Primitive& p, std::span<const Tensor> primals, std::span<const Tensor> t,
+                std::span<Tensor> out_t) {
+  bool any = false;
+  for (const Tensor& v : t) any |= v.defined();
+  if (!any) return;
+  TensorList parts;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    parts.push_back(t[i].defined() ? t[i] : zeros(primals[i].shape(), primals[i].dtype()));
+  out_t[0] = bind1(p, std::span<const Tensor>(parts.data(), parts.size()));
+}
 
 std::shared_ptr<const Primitive> concatenate_primitive(std::int64_t axis) {
   return ConcatPrim(axis).share();
