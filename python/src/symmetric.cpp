@@ -810,8 +810,8 @@ void bind_symmetric(py::module_& m) {
                             [&] { return p.run(rt, std::span<const BlockTensor>(inputs)); });
           },
           "runtime"_a, "inputs"_a,
-          "Prepares on runtime (its plan cache keeps the plan) and runs once: a list of "
-          "BlockTensors.");
+          "Runs on runtime (prepared there the first time; the plan is kept per runtime and "
+          "epoch): a list of BlockTensors.");
   s.def(
       "trace_blocks",
       [](py::function f, const std::vector<BlockTensor>& examples) {
