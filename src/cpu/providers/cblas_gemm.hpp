@@ -21,7 +21,7 @@ bool call_vector_product(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m,
                          std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
                          T* c, std::int64_t ldc) {
   constexpr bool real = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  if (m != 1 && n != 1) return false;
+  if ((m != 1 && n != 1) || m <= 0 || n <= 0 || k <= 0) return false;
   const auto K = static_cast<blasint>(k);
   if (m == 1 && n == 1) {
     // c = op(a)[0, :] . op(b)[:, 0]
@@ -86,7 +86,7 @@ template <class T>
 void call_gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n,
                std::int64_t k, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T* c,
                std::int64_t ldc) {
-  if (k > 0 && call_vector_product(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return;
+  if (call_vector_product(ta, tb, m, n, k, a, lda, b, ldb, c, ldc)) return;
   const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
   const auto LA = static_cast<blasint>(lda), LB = static_cast<blasint>(ldb),
              LC = static_cast<blasint>(ldc);
