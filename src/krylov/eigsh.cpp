@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "krylov/linear_map.hpp"
@@ -83,15 +84,24 @@ Ritz ritz_result(const RowBasis& V, const SmallEigh& e, const std::vector<std::i
   return out;
 }
 
-// True when the k wanted Ritz pairs of the projected matrix Hj (basis of Hj.rows vectors, next
-// residual norm h) meet the tolerance.
-bool converged_early(const SmallMat& Hj, double h, const RunParams& p) {
-  const SmallEigh e = small_eigh(Hj, p.real);
-  const std::vector<std::int64_t> order = order_by(e.w, p.which);
-  const double target = p.tol * largest_abs(e.w);
-  for (std::int64_t i = 0; i < p.k; ++i)
-    if (h * std::abs(e.V(Hj.rows - 1, order[i])) > target) return false;
-  return true;
+// The Ritz pairs of the projected matrix Hn (a basis of Hn.rows vectors whose next residual has
+// norm beta): eigenpairs in `which` order, each pair's residual beta * |last entry of its
+// eigenvector|, and how many of the k wanted ones meet the tolerance.
+struct RitzCheck {
+  SmallEigh e;
+  std::vector<std::int64_t> order;
+  std::vector<double> res;
+  std::int64_t nconv = 0;
+};
+RitzCheck check_ritz(const SmallMat& Hn, double beta, const RunParams& p) {
+  RitzCheck c{small_eigh(Hn, p.real), {}, {}, 0};
+  c.order = order_by(c.e.w, p.which);
+  const double target = p.tol * largest_abs(c.e.w);
+  const std::int64_t n = Hn.rows;
+  c.res.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) c.res[i] = beta * std::abs(c.e.V(n - 1, c.order[i]));
+  for (std::int64_t i = 0; i < p.k; ++i) c.nconv += c.res[i] <= target;
+  return c;
 }
 
 // Thick-restart Lanczos (Wu-Simon) with full reorthogonalisation against the basis and `locked`.
@@ -109,7 +119,7 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
   for (std::int64_t restart = 0;; ++restart) {
     Tensor resid;
     double beta = 0;
-    std::int64_t n = m;  // basis size when the expansion stops
+    std::optional<RitzCheck> early;  // set when an eager check stopped the expansion
     for (std::int64_t j = V.size() - 1; j < m; ++j) {
       Tensor w = A(V[j]);
       anorm = std::max(anorm, vnorm(w));
@@ -128,10 +138,13 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
       // h * |last entry of its eigenvector|, so convergence is known after every step for the
       // price of a (j+1)-sized eigh. A good start vector (DMRG's previous state) converges in a
       // few steps instead of filling the whole krylov_dim space.
-      if (p.eager && j + 1 >= p.k && converged_early(H.block(j + 1, j + 1), h, p)) {
-        resid = std::move(w);
-        n = j + 1;
-        break;
+      if (p.eager && j + 1 >= p.k) {
+        RitzCheck c = check_ritz(H.block(j + 1, j + 1), h, p);
+        if (c.nconv == p.k) {
+          resid = std::move(w);
+          early = std::move(c);
+          break;
+        }
       }
       if (h <= breakdown * anorm) {  // invariant subspace: continue from a fresh direction
         std::vector<Tensor> all(locked.begin(), locked.end());
@@ -144,15 +157,12 @@ Ritz lanczos(const CountedMap& A, const Tensor& x0, std::span<const Tensor> lock
         H(j + 1, j) = H(j, j + 1) = h;
       }
     }
-    const SmallEigh e = small_eigh(n == m ? H : H.block(n, n), p.real);
-    const std::vector<std::int64_t> order = order_by(e.w, p.which);
-    const double target = p.tol * largest_abs(e.w);
-    std::vector<double> res(n);
-    std::int64_t nconv = 0;
-    for (std::int64_t i = 0; i < n; ++i) res[i] = beta * std::abs(e.V(n - 1, order[i]));
-    for (std::int64_t i = 0; i < p.k; ++i) nconv += res[i] <= target;
+    const RitzCheck c = early ? std::move(*early) : check_ritz(H, beta, p);
+    const SmallEigh& e = c.e;
+    const std::vector<std::int64_t>& order = c.order;
+    const std::vector<double>& res = c.res;
     const bool exhausted = beta <= breakdown * anorm;
-    if (nconv == p.k || restart >= p.max_restarts || exhausted) {
+    if (c.nconv == p.k || restart >= p.max_restarts || exhausted) {
       Ritz out = ritz_result(V, e, order, res, p.k);
       out.restarts = restart;
       out.scale = largest_abs(e.w);

@@ -34,8 +34,7 @@ class BlockAssemblePrim final : public PrimitiveWith<BlockAssemblePrim> {
     if (m_ < 0 || n_ < 0)
       throw Error(ErrorKind::InvalidArgument, "block_assemble: negative result shape");
     for (std::size_t i = 0; i < k; ++i) {
-      const I r = places_[4 * i], c = places_[4 * i + 1], nr = places_[4 * i + 2],
-              nc = places_[4 * i + 3];
+      const auto [r, c, nr, nc] = place(i);
       if (r < 0 || c < 0 || nr < 0 || nc < 0 || r + nr > m_ || c + nc > n_)
         throw Error(ErrorKind::InvalidArgument, "block_assemble: piece " + std::to_string(i) +
                                                     " does not fit the [" + std::to_string(m_) +
@@ -55,11 +54,10 @@ class BlockAssemblePrim final : public PrimitiveWith<BlockAssemblePrim> {
     const std::size_t item = dtype_size(out[0].dtype());
     char* dst = static_cast<char*>(out[0].data_ptr());
     I covered = 0;
-    for (std::size_t i = 0; i < in.size(); ++i) covered += places_[4 * i + 2] * places_[4 * i + 3];
+    for (std::size_t i = 0; i < in.size(); ++i) covered += place(i).rows * place(i).cols;
     if (covered < m_ * n_) std::memset(dst, 0, static_cast<std::size_t>(m_ * n_) * item);
     for (std::size_t i = 0; i < in.size(); ++i) {
-      const I r = places_[4 * i], c = places_[4 * i + 1], nr = places_[4 * i + 2],
-              nc = places_[4 * i + 3];
+      const auto [r, c, nr, nc] = place(i);
       if (nr * nc == 0) continue;
       std::unique_ptr<std::byte[]> hold;
       const std::byte* src = contiguous_or_held(in[i], hold, "block_assemble");
@@ -84,15 +82,17 @@ class BlockAssemblePrim final : public PrimitiveWith<BlockAssemblePrim> {
     if (!ct[0].defined()) return;
     for (std::size_t i = 0; i < primals.size(); ++i) {
       if (!needs[i]) continue;
-      const I r = places_[4 * i], c = places_[4 * i + 1], nr = places_[4 * i + 2],
-              nc = places_[4 * i + 3];
+      const auto [r, c, nr, nc] = place(i);
       in_ct[i] = reshape(slice(slice(ct[0], 0, r, r + nr), 1, c, c + nc), primals[i].shape());
     }
   }
 
  private:
+  BlockPlace place(std::size_t i) const {
+    return {places_[4 * i], places_[4 * i + 1], places_[4 * i + 2], places_[4 * i + 3]};
+  }
   I m_, n_;
-  SmallVector<I, 16> places_;  // row, col, rows, cols per piece
+  SmallVector<I, 16> places_;  // row, col, rows, cols per piece (flat: a typed, hashable key)
 };
 
 }  // namespace

@@ -219,12 +219,12 @@ void infer_specs(const Primitive& p, std::span<const Tensor> in, SpecList& out);
 
 /// The join point (Note [One catalog, three interpreters]).
 TensorList bind(const Primitive& p, std::span<const Tensor> in);
-/// bind() for a single-output primitive.
 /// The jvp of a primitive that is linear in every input separately (concatenate, block_assemble):
 /// the same primitive on the tangents, an undefined tangent counting as zeros. Leaves out_t[0]
 /// undefined when every tangent is.
 void linear_jvp(const Primitive& p, std::span<const Tensor> primals, std::span<const Tensor> t,
                 std::span<Tensor> out_t);
+/// bind() for a single-output primitive.
 Tensor bind1(const Primitive& p, std::span<const Tensor> in);
 inline Tensor bind1(const Primitive& p, std::initializer_list<Tensor> in) {
   return bind1(p, std::span<const Tensor>(in.begin(), in.size()));

@@ -65,16 +65,22 @@ bool is_symbolic(const BlockTensor& t) {
   return false;
 }
 
+// The thin svd of every non-empty block of the matrix m.
+std::vector<Factor> svd_blocks(const BlockTensor& m, double degeneracy_eps) {
+  std::vector<Factor> fs;
+  for (const auto& [key, b] : m.blocks()) {
+    if (b.shape()[0] == 0 || b.shape()[1] == 0) continue;
+    SvdResult r = tenferro::svd(b, SvdOptions{.degeneracy_eps = degeneracy_eps});
+    fs.push_back({key[0], key[1], r.U, r.Vh, r.S});
+  }
+  return fs;
+}
+
 }  // namespace
 
 BlockSvd svd(const BlockTensor& t, std::int64_t row_legs) {
   const detail::Matricized mm = as_matrix("symmetric::svd", t, row_legs);
-  std::vector<Factor> fs;
-  for (const auto& [key, b] : mm.m.blocks()) {
-    if (b.shape()[0] == 0 || b.shape()[1] == 0) continue;
-    SvdResult r = tenferro::svd(b);
-    fs.push_back({key[0], key[1], r.U, r.Vh, r.S});
-  }
+  const std::vector<Factor> fs = svd_blocks(mm.m, kDefaultDegeneracyEps);
   auto [U, Vh] = assemble(mm.m, fs, t.dtype(), t.dtype());
   return {std::move(U), values_of(fs), std::move(Vh), 0.0};
 }
@@ -92,16 +98,13 @@ BlockSvd svd_truncated(const BlockTensor& t, std::int64_t row_legs,
                     ": the kept ranks depend on the singular values, so a traced "
                     "svd_truncated cannot be prepared (use svd)");
   const detail::Matricized mm = as_matrix(op, t, row_legs);
-  std::vector<Factor> full;
+  // A negative degeneracy_eps is the dtype's default, in TruncationOptions as in SvdOptions.
+  const std::vector<Factor> full = svd_blocks(mm.m, options.degeneracy_eps);
   std::vector<std::vector<double>> vals;
-  for (const auto& [key, b] : mm.m.blocks()) {
-    if (b.shape()[0] == 0 || b.shape()[1] == 0) continue;
-    SvdResult r = tenferro::svd(
-        b, SvdOptions{.degeneracy_eps = options.degeneracy_eps < 0 ? kDefaultDegeneracyEps
-                                                                   : options.degeneracy_eps});
-    full.push_back({key[0], key[1], r.U, r.Vh, r.S});
+  {
     NoGradGuard no_grad;
-    vals.push_back(cast(detach(r.S), DType::f64).to_vector<double>());
+    for (const Factor& f : full)
+      vals.push_back(cast(detach(f.values), DType::f64).to_vector<double>());
   }
   // One global order of all singular values: the first max_rank above the cutoff are kept.
   struct Entry {

@@ -54,37 +54,31 @@ BlockTensor dagger(const BlockTensor& t) {
 
 namespace {
 
+// The dtype of c * x for a coefficient c: a complex coefficient makes a real dtype complex (as a
+// complex Scalar does in mul).
+DType with_coefficient(DType dt, Scalar c) {
+  return c.imag() != 0 && !is_complex(dt) ? promote(dt, DType::c64) : dt;
+}
+
 BlockTensor combine(const char* op, const BlockTensor& a, Scalar alpha, const BlockTensor& b,
                     Scalar beta) {
   detail::require_same_structure(op, a, b);
-  // A complex coefficient makes real operands complex (as a complex Scalar does in mul).
-  DType dt = promote(a.dtype(), b.dtype());
-  if ((alpha.imag() != 0 || beta.imag() != 0) && !is_complex(dt)) dt = promote(dt, DType::c64);
-  auto term = [&](const Tensor& x, Scalar c) {
-    Tensor y = c == Scalar(1) ? x : mul(x, c);
-    return y.dtype() == dt ? y : cast(y, dt);
-  };
+  const DType dt = with_coefficient(with_coefficient(promote(a.dtype(), b.dtype()), alpha), beta);
+  auto scaled = [](const Tensor& x, Scalar c) { return c == Scalar(1) ? x : mul(x, c); };
+  auto as_dt = [dt](Tensor y) { return y.dtype() == dt ? y : cast(y, dt); };
   std::map<BlockKey, Tensor> blocks;
   auto ib = b.blocks().begin();
   for (const auto& [key, x] : a.blocks()) {
-    while (ib != b.blocks().end() && ib->first < key) {
-      blocks.emplace(ib->first, term(ib->second, beta));
-      ++ib;
-    }
+    for (; ib != b.blocks().end() && ib->first < key; ++ib)
+      blocks.emplace(ib->first, as_dt(scaled(ib->second, beta)));
     if (ib != b.blocks().end() && ib->first == key) {
-      Tensor s = beta == Scalar(1) ? x : mul(ib->second, beta);
-      if (beta == Scalar(1)) {
-        s = alpha == Scalar(1) ? add(x, ib->second) : add(mul(x, alpha), ib->second);
-      } else {
-        s = add(alpha == Scalar(1) ? x : mul(x, alpha), s);
-      }
-      blocks.emplace(key, s.dtype() == dt ? s : cast(s, dt));
+      blocks.emplace(key, as_dt(add(scaled(x, alpha), scaled(ib->second, beta))));
       ++ib;
     } else {
-      blocks.emplace(key, term(x, alpha));
+      blocks.emplace(key, as_dt(scaled(x, alpha)));
     }
   }
-  for (; ib != b.blocks().end(); ++ib) blocks.emplace(ib->first, term(ib->second, beta));
+  for (; ib != b.blocks().end(); ++ib) blocks.emplace(ib->first, as_dt(scaled(ib->second, beta)));
   return make(a.group(), a.legs(), a.flux(), dt, std::move(blocks));
 }
 
@@ -104,8 +98,7 @@ BlockTensor operator-(const BlockTensor& a, const BlockTensor& b) { return sub(a
 
 BlockTensor scale(const BlockTensor& t, Scalar alpha) {
   std::map<BlockKey, Tensor> blocks;
-  DType dt = t.dtype();
-  if (alpha.imag() != 0 && !is_complex(dt)) dt = promote(dt, DType::c64);
+  const DType dt = with_coefficient(t.dtype(), alpha);
   for (const auto& [key, b] : t.blocks()) {
     Tensor y = mul(b, alpha);
     blocks.emplace(key, y.dtype() == dt ? y : cast(y, dt));
