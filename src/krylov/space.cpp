@@ -95,23 +95,17 @@ double RowBasis::orthogonalize(Tensor& w, std::span<const Tensor> locked,
                                std::span<Scalar> coef) const {
   const std::int64_t n = matrix_.size(1);
   const bool complex = is_complex(matrix_.dtype());
-  double before = vnorm(w);
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const Tensor& l : locked) w = vaxpy(-vinner(l, w), l, w);
-    if (size_ > 0) {
-      const Tensor B = matrix_.slice(0, 0, size_);
-      const Tensor wf = reshape(w, {n});
-      // c = B^H w: for complex rows conj(B conj(w)), so the basis is never copied.
-      const Tensor c = complex ? conj(matmul(B, conj(wf))) : matmul(B, wf);
-      const std::vector<Scalar> cs = to_scalars(c);
-      for (std::int64_t j = 0; j < size_; ++j) coef[static_cast<std::size_t>(j)] += cs[j];
-      w = reshape(sub(wf, reshape(matmul(reshape(c, {1, size_}), B), {n})), shape_);
-    }
-    const double after = vnorm(w);
-    if (after > 0.5 * before) return after;
-    before = after;
-  }
-  return before;
+  return dgks(w, [&](Tensor& x) {
+    for (const Tensor& l : locked) x = vaxpy(-vinner(l, x), l, x);
+    if (size_ == 0) return;
+    const Tensor B = matrix_.slice(0, 0, size_);
+    const Tensor xf = reshape(x, {n});
+    // c = B^H x: for complex rows conj(B conj(x)), so the basis is never copied.
+    const Tensor c = complex ? conj(matmul(B, conj(xf))) : matmul(B, xf);
+    const std::vector<Scalar> cs = to_scalars(c);
+    for (std::int64_t j = 0; j < size_; ++j) coef[static_cast<std::size_t>(j)] += cs[j];
+    x = reshape(sub(xf, reshape(matmul(reshape(c, {1, size_}), B), {n})), shape_);
+  });
 }
 
 Tensor RowBasis::combine(std::span<const Scalar> c) const {

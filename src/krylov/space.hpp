@@ -63,28 +63,35 @@ V combine(std::span<const V> v, std::span<const Scalar> c) {
   return out;
 }
 
-/// Projects w off span(locked) + span(basis) (together orthonormal) by classical Gram-Schmidt,
-/// repeated once when w lost more than half its norm (Daniel-Gragg-Kaufman-Stewart: "twice is
-/// enough"); the coefficients <basis_j, w> are added to `coef` (basis.size() entries), those of
-/// `locked` dropped. Both sets go through every pass: projecting off `locked` only once would let
-/// the rounding left along it grow by 1 / |w| when w shrinks (a converging Krylov step).
-/// Returns the remaining norm.
-template <class V>
-double orthogonalize(V& w, std::span<const V> locked, std::span<const V> basis,
-                     std::span<Scalar> coef) {
+/// Daniel-Gragg-Kaufman-Stewart: `pass(w)` (one classical Gram-Schmidt projection) is repeated
+/// once when w lost more than half its norm ("twice is enough"). Returns the remaining norm.
+template <class V, class Pass>
+double dgks(V& w, Pass&& pass) {
   double before = vnorm(w);
-  for (int pass = 0; pass < 2; ++pass) {
-    for (const V& l : locked) w = vaxpy(-vinner(l, w), l, w);
-    for (std::size_t j = 0; j < basis.size(); ++j) {
-      const Scalar c = vinner(basis[j], w);
-      coef[j] += c;
-      w = vaxpy(-c, basis[j], w);
-    }
+  for (int round = 0; round < 2; ++round) {
+    pass(w);
     const double after = vnorm(w);
     if (after > 0.5 * before) return after;
     before = after;
   }
   return before;
+}
+
+/// Projects w off span(locked) + span(basis) (together orthonormal) by dgks; the coefficients
+/// <basis_j, w> are added to `coef` (basis.size() entries), those of `locked` dropped. Both sets
+/// go through every pass: projecting off `locked` only once would let the rounding left along it
+/// grow by 1 / |w| when w shrinks (a converging Krylov step). Returns the remaining norm.
+template <class V>
+double orthogonalize(V& w, std::span<const V> locked, std::span<const V> basis,
+                     std::span<Scalar> coef) {
+  return dgks(w, [&](V& x) {
+    for (const V& l : locked) x = vaxpy(-vinner(l, x), l, x);
+    for (std::size_t j = 0; j < basis.size(); ++j) {
+      const Scalar c = vinner(basis[j], x);
+      coef[j] += c;
+      x = vaxpy(-c, basis[j], x);
+    }
+  });
 }
 template <class V>
 double orthogonalize(V& w, std::span<const V> basis, std::span<Scalar> coef) {
