@@ -10,6 +10,7 @@ PYBIND11_MODULE(_tenferro, m) {
   tp::bind_ops(m);
   tp::bind_ops_linalg(m);
   tp::bind_krylov(m);
+  tp::bind_fixed_point(m);
   tp::bind_einsum(m);
   tp::bind_autodiff(m);
   tp::bind_runtime(m);
