@@ -114,6 +114,11 @@ struct BufferPoolStats {
   std::size_t retained_buffers = 0;
   std::size_t outstanding_buffers = 0;  // handed out and not yet returned
   std::size_t outstanding_bytes = 0;    // their capacity
+  /// The most outstanding_bytes there have been since the pool was made, or since the last
+  /// reset_peak_memory() / reset_buffer_pool() (which set it to the current outstanding_bytes).
+  /// Every eager op's outputs come from the pool, so this is the peak of the tensors the backend's
+  /// ops produced and something still held (a tape's saved tensors included).
+  std::size_t peak_outstanding_bytes = 0;
   std::size_t limit_bytes = 0;
 };
 
@@ -251,8 +256,10 @@ class CpuBackend {
   /// Buffer pool of this backend's engine. Thread-safe; never blocks on running operations.
   BufferPoolStats buffer_pool_stats() const;
   /// Frees every retained buffer (outstanding ones return to the pool later) and zeroes the
-  /// hit/miss/dropped counters.
+  /// hit/miss/dropped counters; restarts peak_outstanding_bytes (as reset_peak_memory).
   void reset_buffer_pool() const;
+  /// Restarts BufferPoolStats::peak_outstanding_bytes from the current outstanding_bytes.
+  void reset_peak_memory() const;
   /// Sets the retention limit; frees retained buffers beyond it.
   void set_buffer_pool_limit(std::size_t bytes) const;
   /// Clears the engine's caches: GEMM and LAPACK analysis, and the eager cache (output layouts

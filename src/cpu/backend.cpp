@@ -170,6 +170,10 @@ void CpuBackend::reset_buffer_pool() const {
   detail::check_fork_generation(*state_, "reset_buffer_pool");
   state_->engine->pool().reset();
 }
+void CpuBackend::reset_peak_memory() const {
+  detail::check_fork_generation(*state_, "reset_peak_memory");
+  state_->engine->pool().reset_peak();
+}
 void CpuBackend::set_buffer_pool_limit(std::size_t bytes) const {
   detail::check_fork_generation(*state_, "set_buffer_pool_limit");
   state_->engine->pool().set_limit(bytes);

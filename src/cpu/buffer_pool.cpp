@@ -54,6 +54,7 @@ Storage* BufferPool::acquire(std::size_t bytes) {
       ++hits_;
       ++outstanding_buffers_;
       outstanding_bytes_ += cap;
+      peak_outstanding_bytes_ = std::max(peak_outstanding_bytes_, outstanding_bytes_);
       s->refs.store(1, std::memory_order_relaxed);
       s->bytes = bytes;
       return s;
@@ -61,6 +62,7 @@ Storage* BufferPool::acquire(std::size_t bytes) {
     ++misses_;
     ++outstanding_buffers_;  // counted before the heap call: the pool must outlive the block
     outstanding_bytes_ += cap;
+    peak_outstanding_bytes_ = std::max(peak_outstanding_bytes_, outstanding_bytes_);
   }
   void* block = nullptr;
   try {
@@ -152,6 +154,7 @@ BufferPoolStats BufferPool::stats() const {
   st.retained_buffers = retained_buffers_;
   st.outstanding_buffers = outstanding_buffers_;
   st.outstanding_bytes = outstanding_bytes_;
+  st.peak_outstanding_bytes = peak_outstanding_bytes_;
   st.limit_bytes = limit_;
   return st;
 }
@@ -160,6 +163,12 @@ void BufferPool::reset() noexcept {
   std::lock_guard lock(mu_);
   trim_to(0);
   hits_ = misses_ = dropped_ = 0;
+  peak_outstanding_bytes_ = outstanding_bytes_;
+}
+
+void BufferPool::reset_peak() noexcept {
+  std::lock_guard lock(mu_);
+  peak_outstanding_bytes_ = outstanding_bytes_;
 }
 
 void BufferPool::set_limit(std::size_t bytes) noexcept {

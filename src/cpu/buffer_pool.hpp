@@ -45,8 +45,10 @@ class BufferPool {
   Storage* acquire(std::size_t bytes);
 
   BufferPoolStats stats() const;
-  /// Frees every retained block and zeroes hits/misses/dropped.
+  /// Frees every retained block, zeroes hits/misses/dropped and restarts the peak.
   void reset() noexcept;
+  /// Restarts the peak at the current outstanding bytes.
+  void reset_peak() noexcept;
   /// Sets the retention limit, freeing retained blocks beyond it.
   void set_limit(std::size_t bytes) noexcept;
 
@@ -68,6 +70,7 @@ class BufferPool {
   std::size_t retained_buffers_ = 0;
   std::size_t outstanding_buffers_ = 0;
   std::size_t outstanding_bytes_ = 0;
+  std::size_t peak_outstanding_bytes_ = 0;  // raised in acquire() only: one compare per acquire
   std::uint64_t hits_ = 0, misses_ = 0, dropped_ = 0;
   bool closed_ = false;
 };
