@@ -3,6 +3,7 @@
 
 #include "tenferro/autodiff.hpp"
 #include "tenferro/cpu.hpp"
+#include "tenferro/custom_rules.hpp"
 #include "tenferro/dtype.hpp"
 #include "tenferro/einsum.hpp"
 #include "tenferro/error.hpp"

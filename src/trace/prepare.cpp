@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/alloc.hpp"
+#include "trace/call_body.hpp"
 #include "trace/plan.hpp"
 #include "trace/trace_state.hpp"
 
@@ -101,6 +102,10 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
   plan->program = program;
   Program& p = plan->program;
   reinfer(p, inputs);
+  // Note [Call nodes] (trace/call_body.hpp): custom-rule calls become their bodies, traced at the
+  // re-inferred specs; optimize() then drops what only a derivative would read (residuals) and
+  // merges a jvp's recomputed forward with the call's.
+  if (has_calls(p)) p = optimize(inline_calls(p));
   plan->input_specs = p.input_specs;
   plan->output_specs = p.output_specs();
   std::vector<ValueSpec> spec = p.value_specs();
