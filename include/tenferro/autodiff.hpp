@@ -20,8 +20,11 @@
 //    the output gets a zero gradient (JAX-like). jvp gives zero tangents likewise.
 //  - Complex numbers follow PyTorch's conjugate-Wirtinger convention: for a real loss L of complex
 //    z = x + iy, grad(L) = dL/dx + i dL/dy (= 2 dL/dz*). L = |z|^2 gives 2z.
-//  - Second order: forward over reverse (jvp of a function that calls grad) is supported.
-//    Reverse over reverse (grad of grad) and nested jvp are not: backward does not record.
+//  - Any order, any nesting: grad of grad, jvp of jvp, grad of jvp, jvp of grad (hvp), vjp of
+//    a pullback, and backward(..., {.create_graph = true}) on the eager tape. Each transform is a
+//    level of its own (Note [Autodiff levels] in src/core/tensor_aux.hpp), so closures over an
+//    outer transform's variables are differentiated correctly (no perturbation confusion).
+//    jacrev, jacfwd and hessian build full Jacobians and Hessians.
 //  - Version counters: the tape saves tensors by reference. A saved tensor written in place
 //    afterwards (an `_into` op, Tensor::set, on it or on any view of its storage) makes
 //    backward/grad/pullback throw Error{RuntimeState} naming the op that saved it and the op
@@ -74,6 +77,11 @@ class NoGradGuard : public GradModeGuard {
 struct BackwardOptions {
   /// Keep the graph's saved tensors so that backward can run through it again.
   bool retain_graph = false;
+  /// Record the backward pass on the tape (PyTorch's create_graph): the leaves' grad() then
+  /// carry a graph, and backward of a function of them gives higher derivatives. Implies
+  /// retain_graph. Like PyTorch, a leaf's grad() then refers back to the leaf (a reference
+  /// cycle): call zero_grad_() when done, or use the functional grad, which has no cycle.
+  bool create_graph = false;
 };
 
 /// Backpropagates from a real one-element `loss` (seed 1) into the leaves' grad().
@@ -276,6 +284,24 @@ JvpResult jvp(const MultiFn& f, std::initializer_list<Tensor> primals,
 JvpResult jvp(const ScalarFn& f, std::span<const Tensor> primals, std::span<const Tensor> tangents);
 JvpResult jvp(const ScalarFn& f, std::initializer_list<Tensor> primals,
               std::initializer_list<Tensor> tangents);
+
+/// Jacobians of f at `inputs` by reverse mode: result[i] has shape f(inputs).shape ++
+/// inputs[i].shape (element [o..., i...] = d out[o...] / d in_i[i...]). f is evaluated once,
+/// then one pullback per output element; the result is differentiable itself. Real tensors
+/// only: a complex input or output is InvalidArgument (the Jacobian of a function of complex
+/// numbers is one complex matrix only for holomorphic functions; use jvp/vjp).
+std::vector<Tensor> jacrev(const ScalarFn& f, std::span<const Tensor> inputs);
+std::vector<Tensor> jacrev(const ScalarFn& f, std::initializer_list<Tensor> inputs);
+/// The same Jacobians by forward mode: one jvp per input element (cheaper when the inputs have
+/// fewer elements than the output).
+std::vector<Tensor> jacfwd(const ScalarFn& f, std::span<const Tensor> inputs);
+std::vector<Tensor> jacfwd(const ScalarFn& f, std::initializer_list<Tensor> inputs);
+/// Hessian blocks of a real scalar f: result[i][j] has shape inputs[i].shape ++ inputs[j].shape
+/// with entries d^2 f / d in_i d in_j (forward over reverse: one hvp per element of the inputs).
+/// Real inputs only (InvalidArgument for complex ones: the complex Hessian needs both Wirtinger
+/// blocks; use hvp).
+std::vector<std::vector<Tensor>> hessian(const ScalarFn& f, std::span<const Tensor> inputs);
+std::vector<std::vector<Tensor>> hessian(const ScalarFn& f, std::initializer_list<Tensor> inputs);
 
 /// Hessian-vector products of a real scalar f: jvp of grad(f) along v (forward over reverse).
 std::vector<Tensor> hvp(const ScalarFn& f, std::span<const Tensor> primals,

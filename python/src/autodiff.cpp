@@ -125,9 +125,30 @@ void bind_autodiff(py::module_& m) {
       "f"_a, "primals"_a, "v"_a);
 
   m.def(
+      "_jacobian",
+      [](py::function f, const std::vector<Tensor>& inputs, const std::string& mode) {
+        ScalarFn fn = scalar_fn(std::move(f), mode == "rev" ? "jacrev" : "jacfwd");
+        return transform(
+            [&] {
+              std::span<const Tensor> in(inputs);
+              return mode == "rev" ? jacrev(fn, in) : jacfwd(fn, in);
+            },
+            inputs);
+      },
+      "f"_a, "inputs"_a, "mode"_a);
+  m.def(
+      "_hessian",
+      [](py::function f, const std::vector<Tensor>& inputs) {
+        ScalarFn fn = scalar_fn(std::move(f), "hessian");
+        return transform([&] { return hessian(fn, std::span<const Tensor>(inputs)); }, inputs);
+      },
+      "f"_a, "inputs"_a);
+
+  m.def(
       "backward",
-      [](const py::object& outputs, const py::object& cotangents, bool retain_graph) {
-        BackwardOptions o{.retain_graph = retain_graph};
+      [](const py::object& outputs, const py::object& cotangents, bool retain_graph,
+         bool create_graph) {
+        BackwardOptions o{.retain_graph = retain_graph, .create_graph = create_graph};
         if (py::isinstance<Tensor>(outputs)) {
           const Tensor& out = outputs.cast<const Tensor&>();
           if (cotangents.is_none()) return call([&](const Tensor& t) { backward(t, o); }, out);
@@ -142,7 +163,7 @@ void bind_autodiff(py::module_& m) {
             },
             outs, cts);
       },
-      "outputs"_a, "cotangents"_a = py::none(), "retain_graph"_a = false);
+      "outputs"_a, "cotangents"_a = py::none(), "retain_graph"_a = false, "create_graph"_a = false);
   m.def(
       "zero_grad", [](const Tensor& x) { zero_grad(x); }, "x"_a);
   m.def(

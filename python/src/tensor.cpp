@@ -695,8 +695,8 @@ void bind_tensor(py::module_& m) {
       .def("detach", [](const Tensor& t) { return detach(t); })
       .def(
           "backward",
-          [](const Tensor& t, const py::object& gradient, bool retain_graph) {
-            BackwardOptions o{.retain_graph = retain_graph};
+          [](const Tensor& t, const py::object& gradient, bool retain_graph, bool create_graph) {
+            BackwardOptions o{.retain_graph = retain_graph, .create_graph = create_graph};
             if (gradient.is_none()) {
               call([&](const Tensor& x) { backward(x, o); }, t);
             } else {
@@ -704,7 +704,7 @@ void bind_tensor(py::module_& m) {
               call([&](const Tensor& x, const Tensor& c) { backward(x, c, o); }, t, ct);
             }
           },
-          "gradient"_a = py::none(), "retain_graph"_a = false)
+          "gradient"_a = py::none(), "retain_graph"_a = false, "create_graph"_a = false)
       // Operators (NumPy broadcasting and tenferro's promotion, docs/dtypes.md).
       .def(
           "__add__", [](py::handle a, py::handle b) { return dunder(kAdd, a, b, b); },

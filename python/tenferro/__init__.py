@@ -13,6 +13,8 @@ from ._tenferro import (  # noqa: F401  (names starting with _ or not in __all__
     Tensor,
     _grad,
     _hvp,
+    _jacobian,
+    _hessian,
     _jvp,
     _value_and_grad,
     _vjp,
@@ -160,6 +162,41 @@ def jvp(f, primals=None, tangents=None):
     if single[0]:
         return outs[0], touts[0]
     return tuple(outs), tuple(touts)
+
+
+def _jacobian_transform(f, argnums, run):
+    def g(*args):
+        idx = _positions(argnums, len(args))
+        args = list(args)
+        for i in idx:
+            args[i] = asarray(args[i])
+        r = run(_closure(f, args, idx), [args[i] for i in idx])
+        return r[0] if isinstance(argnums, int) else tuple(r)
+
+    return g
+
+
+def jacrev(f, argnums=0):
+    """JAX's jacrev: jacrev(f, argnums=0)(*args) is the Jacobian of f's tensor output with respect
+    to args[argnums], shape out.shape + arg.shape (a tuple for a tuple of argnums). f is evaluated
+    once, then one pullback per output element. Real tensors only."""
+    return _jacobian_transform(f, argnums, lambda g, xs: _jacobian(g, xs, "rev"))
+
+
+def jacfwd(f, argnums=0):
+    """JAX's jacfwd: the same Jacobian by forward mode (one jvp per input element)."""
+    return _jacobian_transform(f, argnums, lambda g, xs: _jacobian(g, xs, "fwd"))
+
+
+def hessian(f, argnums=0):
+    """JAX's hessian: hessian(f, argnums=0)(*args) of a real scalar f, shape arg.shape +
+    arg.shape (for a tuple of argnums, a tuple of tuples of blocks). Forward over reverse."""
+
+    def run(g, xs):
+        h = _hessian(g, xs)
+        return [h[i][0] for i in range(len(h))] if len(xs) == 1 else [tuple(r) for r in h]
+
+    return _jacobian_transform(f, argnums, run)
 
 
 def hvp(f, primals, v):

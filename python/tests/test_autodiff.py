@@ -153,17 +153,54 @@ def test_grad_of_nonfloat_argument_passthrough():
     check(g, np.full(2, 3.0))
 
 
-def test_reverse_over_reverse_is_refused():
-    """grad of a function calling grad used to return zeros; it is UnsupportedError now (C++
-    Note [No reverse over reverse]); hvp and grad of a traced Program give the right value."""
+def test_derivatives_of_any_order():
+    """grad of grad, jvp of jvp and their mixtures nest to any order (C++ Note [Autodiff levels]),
+    with no perturbation confusion; the traced and forward-over-reverse routes agree."""
     x = tf.asarray(np.array([2.0]))
     inner = tf.grad(lambda b: tf.sum(b * b * b))
-    with pytest.raises(tf.UnsupportedError, match="reverse over reverse"):
-        tf.grad(lambda a: tf.sum(inner(a)))(x)
-    with pytest.raises(NotImplementedError):
-        tf.grad(lambda a: tf.sum(tf.vjp(lambda b: b * b, a)[0]))(x)
+    assert np.allclose(np.asarray(tf.grad(lambda a: tf.sum(inner(a)))(x)), [12.0])
+    third = tf.grad(lambda a: tf.sum(tf.grad(lambda b: tf.sum(inner(b)))(a)))
+    assert np.allclose(np.asarray(third(x)), [6.0])
+    assert np.allclose(np.asarray(tf.grad(lambda a: tf.sum(tf.vjp(lambda b: b * b, a)[0]))(x)),
+                       [4.0])
+
+    def df(a):
+        return tf.jvp(lambda b: tf.sin(b), [a], [tf.ones(1)])[1]
+
+    assert np.allclose(np.asarray(tf.jvp(df, [x], [tf.ones(1)])[1]), -np.sin(2.0))
+    assert np.allclose(np.asarray(tf.grad(lambda a: tf.sum(df(a)))(x)), -np.sin(2.0))
+    # d/dx (x * d/dy (x + y)) = 1
+    y = tf.asarray(np.array([-1.5]))
+    conf = tf.grad(lambda a: tf.sum(a * tf.grad(lambda b: tf.sum(a + b))(y)))
+    assert np.allclose(np.asarray(conf(x)), [1.0])
     assert np.allclose(np.asarray(tf.hvp(lambda a: tf.sum(a * a * a), [x], [tf.ones(1)])), [12.0])
     g2 = tf.grad(tf.grad(tf.trace(lambda a: tf.sum(a * a * a), [tf.ValueSpec((1,))])))
     assert np.allclose(np.asarray(g2(x)), [12.0])
-    with tf.no_grad():  # no outer derivative wanted: allowed
-        assert np.allclose(np.asarray(inner(x)), [12.0])
+
+
+def test_backward_with_create_graph():
+    x = tf.asarray(np.array([2.0])).requires_grad_()
+    tf.sum(x * x * x).backward(create_graph=True)
+    g = x.grad
+    assert g.requires_grad and np.allclose(np.asarray(g.detach()), [12.0])
+    x.zero_grad_()
+    tf.backward(tf.sum(g))
+    assert np.allclose(np.asarray(x.grad), [12.0])
+    x.zero_grad_()
+
+
+def test_jacobians_and_hessian():
+    x = np.array([1.5, -2.0])
+
+    def f(a):
+        return tf.concatenate([a * a, a[:1] * a[1:]])
+
+    expect = np.array([[3.0, 0.0], [0.0, -4.0], [-2.0, 1.5]])
+    assert np.allclose(np.asarray(tf.jacrev(f)(x)), expect)
+    assert np.allclose(np.asarray(tf.jacfwd(f)(x)), expect)
+    h = np.asarray(tf.hessian(lambda a: tf.sum(a * a * a))(x))
+    assert np.allclose(h, np.diag(6 * x))
+    hb = tf.hessian(lambda a, b: tf.sum(a * a * b), argnums=(0, 1))(x, np.array([3.0, 4.0]))
+    assert np.allclose(np.asarray(hb[0][1]), np.diag(2 * x))
+    with pytest.raises(tf.InvalidArgumentError, match="complex"):
+        tf.jacrev(lambda a: a * a)(np.array([1j]))

@@ -1,6 +1,7 @@
 // The backward engine (Notes [Topological order by sequence], [Backward is all-or-nothing]) and
 // the eager reverse-mode API.
 #include <algorithm>
+#include <optional>
 
 #include "autodiff/tape.hpp"
 #include "tenferro/autodiff.hpp"
@@ -17,13 +18,12 @@ using LeafList = SmallVector<TensorAux*, 8>;
 
 // Reachable nodes, checked for freed ones and for saved tensors written in place since (Note
 // [Saved versions]) before anything is modified.
-void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api,
-             std::uint64_t first_seq) {
+void collect(std::span<TensorAux* const> roots, NodeList& nodes, const char* api) {
   const std::uint64_t epoch = ++t_visit_epoch;
   NodeList stack;
-  for (const Tensor& r : roots) {
-    TapeNode* n = tape_node(r.aux().get());
-    if (n && n->visit != epoch && n->seq >= first_seq) {
+  for (TensorAux* r : roots) {
+    TapeNode* n = tape_node(r);
+    if (n && n->visit != epoch) {
       n->visit = epoch;
       stack.push_back(n);
     }
@@ -40,7 +40,7 @@ void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api,
     nodes.push_back(n);
     for (const auto& e : n->edges) {
       TapeNode* p = tape_node(e.get());
-      if (p && p->visit != epoch && p->seq >= first_seq) {
+      if (p && p->visit != epoch) {
         p->visit = epoch;
         stack.push_back(p);
       }
@@ -49,8 +49,7 @@ void collect(std::span<const Tensor> roots, NodeList& nodes, const char* api,
   std::sort(nodes.begin(), nodes.end(), [](TapeNode* a, TapeNode* b) { return a->seq > b->seq; });
 }
 
-void send(const std::shared_ptr<TensorAux>& edge, const Tensor& ct, LeafList& leaves) {
-  TensorAux* a = edge.get();
+void send(TensorAux* a, const Tensor& ct, LeafList& leaves) {
   if (a->grad_fn) {
     accumulate_into(tape_node(a)->cotangents[static_cast<std::size_t>(a->output_index)], ct);
     return;
@@ -78,32 +77,53 @@ struct Cleanup {
   }
 };
 
+// Note [Create graph]: the saved tensors as the op saw them, with the eager layer restored.
+void restore_layers(TapeNode& n, TensorList& in, TensorList& out) {
+  in.clear();
+  out.clear();
+  for (std::size_t i = 0; i < n.inputs.size(); ++i)
+    in.push_back(n.edges[i] ? with_aux(n.inputs[i], n.edges[i]) : n.inputs[i]);
+  const std::shared_ptr<TapeNode> self = n.shared_from_this();
+  for (std::size_t k = 0; k < n.outputs.size(); ++k) {
+    if (is_integral(n.outputs[k].dtype())) {
+      out.push_back(n.outputs[k]);
+      continue;
+    }
+    TensorAux eager;
+    eager.kind = AuxKind::tape;
+    auto layer = new_layer(eager, n.outputs[k].aux());
+    layer->grad_fn = self;
+    layer->output_index = static_cast<int>(k);
+    out.push_back(with_aux(n.outputs[k], std::move(layer)));
+  }
+}
+
 }  // namespace
 
-void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotangents,
-                  bool retain_graph, std::span<TensorAux* const> capture,
-                  std::span<Tensor> captured, const char* api, std::uint64_t first_seq) {
+void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cotangents,
+                  const BackwardPass& pass, std::span<TensorAux* const> capture,
+                  std::span<Tensor> captured) {
   NodeList nodes;
-  collect(roots, nodes, api, first_seq);  // may throw; nothing modified yet
+  collect(roots, nodes, pass.api);  // may throw; nothing modified yet
   LeafList leaves;
   Cleanup cleanup{nodes, leaves};
-  GradModeGuard no_grad(false);  // rules' ops must not record
-  // Note [Functional passes stay inside their graph]: a capturing pass sends only to its own
-  // nodes and to the captured leaves.
-  auto inside = [&](const std::shared_ptr<TensorAux>& e) {
-    if (capture.empty()) return true;
-    if (e->grad_fn) return tape_node(e.get())->seq >= first_seq;
-    return std::find(capture.begin(), capture.end(), e.get()) != capture.end();
+  // The rules' ops are not recorded at this level: the saved tensors and the cotangents do not
+  // carry its layer (except with create_graph, on purpose), while the enclosing levels record
+  // them (Note [Forward over reverse]). The eager tape has no level below it, so without
+  // create_graph its rules run with grad mode off, as they always have.
+  std::optional<GradModeGuard> no_grad;
+  if (!pass.create_graph && !roots.empty() && roots[0]->depth == 0) no_grad.emplace(false);
+  auto inside = [&](TensorAux* e) {
+    return capture.empty() || e->grad_fn ||
+           std::find(capture.begin(), capture.end(), e) != capture.end();
   };
 
   for (TapeNode* n : nodes) n->cotangents.resize(n->outputs.size());
-  // A caller's cotangent may itself require grad; backward does not record, so drop that state.
   for (std::size_t r = 0; r < roots.size(); ++r)
-    if (cotangents[r].defined() && inside(roots[r].aux()))
-      send(roots[r].aux(), without_grad(cotangents[r]), leaves);
+    if (cotangents[r].defined() && inside(roots[r])) send(roots[r], cotangents[r], leaves);
 
   SmallVector<bool, 4> needs;
-  TensorList in_ct;
+  TensorList in_ct, restored_in, restored_out;
   for (TapeNode* n : nodes) {
     bool any = false;
     for (const Tensor& c : n->cotangents) any |= c.defined();
@@ -112,13 +132,18 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
     for (const auto& e : n->edges) needs.push_back(e != nullptr);
     in_ct.clear();
     in_ct.resize(n->inputs.size());
-    n->primitive().vjp(n->inputs, n->outputs, n->cotangents, needs, in_ct);
+    if (pass.create_graph) {
+      restore_layers(*n, restored_in, restored_out);
+      n->primitive().vjp(restored_in, restored_out, n->cotangents, needs, in_ct);
+    } else {
+      n->primitive().vjp(n->inputs, n->outputs, n->cotangents, needs, in_ct);
+    }
     for (Tensor& c : n->cotangents)
       if (c.defined()) c = Tensor();
     for (std::size_t i = 0; i < n->edges.size(); ++i) {
-      if (!n->edges[i] || !in_ct[i].defined() || !inside(n->edges[i])) continue;
+      if (!n->edges[i] || !in_ct[i].defined() || !inside(n->edges[i].get())) continue;
       check_vjp_result(n->primitive(), in_ct[i], n->inputs[i]);
-      send(n->edges[i], in_ct[i], leaves);
+      send(n->edges[i].get(), in_ct[i], leaves);
     }
   }
 
@@ -143,7 +168,7 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
     for (std::size_t j = 0; j < capture.size(); ++j)
       if (capture[j]->staged) captured[j] = capture[j]->pending;
   }
-  if (!retain_graph)
+  if (!pass.retain_graph && !pass.create_graph)
     for (TapeNode* n : nodes) n->release();
 }
 
@@ -151,15 +176,24 @@ void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotange
 
 namespace {
 
-void check_root(const Tensor& out, const char* api) {
+// The eager layer of a backward output: the top live layer, which must be the eager tape's.
+detail::TensorAux* root_layer(const Tensor& out, const char* api) {
   if (!out.defined())
     throw Error(ErrorKind::InvalidArgument, std::string(api) + ": the output tensor is undefined");
-  if (!out.requires_grad())
+  detail::TensorAux* a = detail::live_aux(out.aux()).get();
+  if (a && a->kind != detail::AuxKind::none && a->depth > 0)
+    throw Error(ErrorKind::Unsupported,
+                std::string(api) + ": the output (" + detail::describe({&out, 1}) +
+                    ") depends on the inputs of a running '" + a->level->transform +
+                    "' transform; eager backward inside it is not supported (the transform would "
+                    "see the gradients as constants). Use grad/vjp inside transforms");
+  if (!a || !a->has_edge())
     throw Error(ErrorKind::InvalidArgument,
                 std::string(api) + ": the output (" + dims_to_string(out.shape()) + " " +
                     std::string(dtype_name(out.dtype())) +
                     ") does not require grad: no input of the computation requires grad, or it ran "
                     "under NoGradGuard");
+  return a;
 }
 
 void check_cotangent(const Tensor& out, const Tensor& ct, const char* api) {
@@ -178,10 +212,14 @@ void check_cotangent(const Tensor& out, const Tensor& ct, const char* api) {
                                               detail::describe(pair) + ")");
 }
 
+detail::BackwardPass eager_pass(const BackwardOptions& o) {
+  return {.retain_graph = o.retain_graph, .create_graph = o.create_graph, .api = "backward"};
+}
+
 }  // namespace
 
 void backward(const Tensor& loss, BackwardOptions options) {
-  check_root(loss, "backward");
+  detail::TensorAux* root = root_layer(loss, "backward");
   if (loss.numel() != 1 || is_complex(loss.dtype()))
     throw Error(
         ErrorKind::InvalidArgument,
@@ -189,7 +227,7 @@ void backward(const Tensor& loss, BackwardOptions options) {
             dims_to_string(loss.shape()) + " " + std::string(dtype_name(loss.dtype())) +
             "; pass a cotangent of the output's shape and dtype");
   Tensor seed = ones(loss.shape(), loss.dtype());
-  detail::run_backward({&loss, 1}, {&seed, 1}, options.retain_graph, {}, {}, "backward");
+  detail::run_backward({&root, 1}, {&seed, 1}, eager_pass(options), {}, {});
 }
 
 void backward(const Tensor& output, const Tensor& cotangent, BackwardOptions options) {
@@ -202,30 +240,40 @@ void backward(std::span<const Tensor> outputs, std::span<const Tensor> cotangent
     throw Error(ErrorKind::InvalidArgument,
                 "backward: got " + std::to_string(outputs.size()) + " outputs and " +
                     std::to_string(cotangents.size()) + " cotangents; expected one each");
+  SmallVector<detail::TensorAux*, 2> roots;
+  SmallVector<Tensor, 2> cts;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    check_root(outputs[i], "backward");
+    roots.push_back(root_layer(outputs[i], "backward"));
     check_cotangent(outputs[i], cotangents[i], "backward");
+    // Without create_graph the pass is not recorded, so a cotangent's own graph is not followed.
+    cts.push_back(options.create_graph ? cotangents[i]
+                                       : detail::strip_level(cotangents[i], *roots.back()));
   }
-  detail::run_backward(outputs, cotangents, options.retain_graph, {}, {}, "backward");
+  detail::run_backward(roots, cts, eager_pass(options), {}, {});
 }
 
 void zero_grad(const Tensor& x) {
-  if (x.aux()) x.aux()->grad = Tensor();
+  Tensor y = x;  // shares x's layers
+  y.zero_grad_();
 }
 
 Tensor detach(const Tensor& x) {
-  if (!x.aux()) return x;
+  // Keeps only the bottom layer's trace state (every layer carries a copy of it).
+  const detail::TensorAux* a = x.aux().get();
+  if (!a) return x;
   Tensor r = x;
   r.set_aux(nullptr);
-  if (x.aux()->trace) {
-    auto a = detail::new_aux();
-    a->trace = x.aux()->trace;
-    a->trace_value = x.aux()->trace_value;
-    r.set_aux(std::move(a));
+  if (a->trace) {
+    auto b = detail::new_aux();
+    b->copy_trace(a);
+    r.set_aux(std::move(b));
   }
   return r;
 }
 
-bool is_leaf(const Tensor& x) noexcept { return !x.aux() || !x.aux()->grad_fn; }
+bool is_leaf(const Tensor& x) noexcept {
+  const detail::TensorAux* a = detail::live_aux(x.aux()).get();
+  return !a || !a->grad_fn;
+}
 
 }  // namespace tenferro

@@ -1,8 +1,10 @@
 // The forward-mode interpreter: primal by binding again without tangents, then the op's jvp rule.
 //
-// Note [One tangent level]: a tensor carries at most one tangent (TensorAux::tangent), so forward
-// mode is first order: jvp inside jvp replaces the outer tangent of its primals instead of nesting
-// (no perturbation tags). Forward-over-reverse is supported (Note [Forward over reverse]).
+// Note [Tangent levels]: a forward layer carries the tangent of one jvp (Note [Autodiff levels]
+// in src/core/tensor_aux.hpp). The primal below it and the tangent itself may carry the layers of
+// enclosing jvps and grads, and the jvp rule runs on them, so forward over forward (jvp of jvp)
+// and reverse over forward (grad of jvp) nest like every other combination, with no perturbation
+// confusion: a layer belongs to its jvp, not to a depth.
 //
 // Note [Tangent versions]: a tangent is attached (by jvp to its duals, by this interpreter to an
 // op's outputs) together with the storage versions of its primal and of itself. A tangent is
@@ -28,15 +30,22 @@ void check_rule_result(const Primitive& p, const char* rule, const Tensor& got,
 }
 }  // namespace
 
-TensorList forward_apply(const Primitive& p, std::span<const Tensor> in) {
+TensorList forward_apply(const Primitive& p, std::span<const Tensor> in, const TensorAux& level) {
   TensorList primals, tangents;
   bool any = false;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Tensor& t = in[i];
-    check_tangent_current(t, "jvp", p.name(), "input", i);  // Note [Tangent versions]
-    tangents.push_back(tangent_of(t));
-    any |= tangents.back().defined();
-    primals.push_back(without_tangent(t));
+    const std::shared_ptr<TensorAux>& a = live_aux(t.aux());
+    if (a && a->kind != AuxKind::none && a->same_level(level)) {
+      if (tangent_is_stale(*a, t))  // Note [Tangent versions]
+        throw_stale_tangent(t, *a, "jvp", p.name(), "input", i);
+      tangents.push_back(a->tangent);
+      primals.push_back(with_aux(t, a->inner));
+      any = true;
+    } else {
+      tangents.emplace_back();
+      primals.push_back(a == t.aux() ? t : with_aux(t, a));
+    }
   }
   TensorList out = bind(p, primals);
   if (!any || !p.differentiable()) return out;
@@ -47,8 +56,7 @@ TensorList forward_apply(const Primitive& p, std::span<const Tensor> in) {
   for (std::size_t k = 0; k < out.size(); ++k) {
     if (!out_tangents[k].defined() || is_integral(out[k].dtype())) continue;
     check_rule_result(p, "jvp", out_tangents[k], out[k]);
-    auto aux = new_aux();
-    if (out[k].aux()) *aux = *out[k].aux();
+    auto aux = new_layer(level, out[k].aux());
     aux->set_tangent(std::move(out_tangents[k]), out[k], p.name().data());
     out[k].set_aux(std::move(aux));
   }

@@ -28,49 +28,49 @@ void check_defined(std::span<const Tensor> ts, const char* api, const char* what
                   std::string(api) + ": " + what + " " + std::to_string(i) + " is undefined");
 }
 
-// Note [No reverse over reverse]: backward runs the rules with grad mode off, so the result of an
-// inner grad/vjp/pullback is never recorded. Called on a tensor an enclosing tape tracks (a leaf
-// of an outer grad/vjp, a requires_grad leaf, or a recorded result) with grad mode on, the outer
-// derivative through it would be a silent zero (grad of x -> sum(grad(x^3)) gave 0, not 6x).
-// That is refused; forward over reverse (hvp) and grad of a traced Program are the supported
-// second-order routes, and detach() / NoGradGuard say explicitly that no outer derivative flows.
-void refuse_reverse_over_reverse(const Tensor& x, const char* api, const char* what,
-                                 std::size_t i) {
-  const TensorAux* a = x.aux().get();
-  if (a == nullptr || !(a->requires_grad || a->grad_fn) || !is_grad_enabled()) return;
-  throw Error(ErrorKind::Unsupported,
-              std::string(api) + ": " + what + " " + std::to_string(i) + " (" +
-                  detail::describe({&x, 1}) +
-                  ") is tracked by an enclosing tape (it requires grad, e.g. inside an outer "
-                  "grad or vjp); reverse over reverse (grad of a function that calls grad, vjp "
-                  "or a pullback) is not supported and would give the outer derivative as a "
-                  "silent zero. Use hvp (forward over reverse) or grad(grad(trace(f))) for second "
-                  "derivatives, or detach() the input / use NoGradGuard when no outer derivative "
-                  "is wanted");
-}
+// A functional transform's level (Note [Autodiff levels]) for the duration of the call: one
+// above the deepest transform running on this thread. `proto` is a layer that names the level
+// (kind, depth, AdLevel); the level goes inert when the scope ends, so a tensor that escapes the
+// function keeps values but no derivative at this level.
+thread_local std::uint32_t t_depth = 0;
 
-Leaves make_leaves(std::span<const Tensor> inputs, const char* api) {
+class LevelScope {
+ public:
+  LevelScope(detail::AuxKind kind, const char* transform) {
+    auto level = std::make_shared<detail::AdLevel>();
+    level->depth = ++t_depth;
+    level->transform = transform;
+    proto_.kind = kind;
+    proto_.depth = level->depth;
+    proto_.level = std::move(level);
+  }
+  ~LevelScope() {
+    proto_.level->live.store(false, std::memory_order_relaxed);
+    --t_depth;
+  }
+  LevelScope(const LevelScope&) = delete;
+  LevelScope& operator=(const LevelScope&) = delete;
+  const TensorAux& proto() const { return proto_; }
+
+ private:
+  TensorAux proto_;
+};
+
+Leaves make_leaves(std::span<const Tensor> inputs, const char* api, const TensorAux& level) {
   check_defined(inputs, api, "input");
   Leaves l;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& x = inputs[i];
-    refuse_reverse_over_reverse(x, api, "input", i);
     if (is_integral(x.dtype()))
       throw Error(ErrorKind::DTypeMismatch,
                   std::string(api) + ": input " + std::to_string(i) + " has dtype " +
                       std::string(dtype_name(x.dtype())) +
                       "; only floating tensors (f32, f64, c64, c128) can be differentiated "
                       "(capture integer and bool tensors in the function instead)");
-    auto a = detail::new_aux();
+    // The leaf keeps x's layers below its own, so the enclosing levels see through f.
+    auto a = detail::new_layer(level, detail::live_aux(x.aux()));
     a->requires_grad = true;
-    if (const TensorAux* b = x.aux().get()) {
-      a->copy_tangent(*b);
-      a->trace = b->trace;
-      a->trace_value = b->trace_value;
-    }
-    Tensor leaf = x;
-    leaf.set_aux(a);
-    l.tensors.push_back(std::move(leaf));
+    l.tensors.push_back(detail::with_aux(x, a));
     l.auxes.push_back(a.get());
     l.owners.push_back(std::move(a));
   }
@@ -96,8 +96,8 @@ void check_like(const Tensor& t, const Tensor& like, const char* api, const char
 }  // namespace
 
 ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs) {
-  Leaves l = make_leaves(inputs, "grad");
-  const std::uint64_t first_seq = detail::next_node_seq();
+  LevelScope level(detail::AuxKind::tape, "grad");
+  Leaves l = make_leaves(inputs, "grad", level.proto());
   Tensor out;
   {
     GradModeGuard on(true);
@@ -111,12 +111,12 @@ ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs) {
                     dims_to_string(out.shape()) + " " + std::string(dtype_name(out.dtype())) +
                     "; use vjp for other outputs");
   std::vector<Tensor> grads(inputs.size());
-  if (out.requires_grad()) {
+  if (TensorAux* root = detail::layer_of(out, level.proto())) {
     Tensor seed = ones(out.shape(), out.dtype());
-    detail::run_backward({&out, 1}, {&seed, 1}, false, l.auxes, grads, "grad", first_seq);
+    detail::run_backward({&root, 1}, {&seed, 1}, {.api = "grad"}, l.auxes, grads);
   }
   fill_zeros(grads, inputs);
-  return {detail::without_grad(out), std::move(grads)};
+  return {detail::strip_level(out, level.proto()), std::move(grads)};
 }
 
 ValueAndGrad value_and_grad(const ScalarFn& f, std::initializer_list<Tensor> inputs) {
@@ -130,10 +130,10 @@ std::vector<Tensor> grad(const ScalarFn& f, std::initializer_list<Tensor> inputs
 }
 
 struct Pullback::State {
-  std::vector<Tensor> outputs;  // with their tape links
+  std::vector<Tensor> outputs;  // with their layer of the vjp's level
   Leaves leaves;
   std::vector<Tensor> primal_like;  // shape/dtype of each primal (undefined aux, shared storage)
-  std::uint64_t first_seq = 0;      // Note [Functional passes stay inside their graph]
+  TensorAux level;                  // names the vjp's level (inert once vjp returned)
 };
 
 std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) const {
@@ -144,34 +144,39 @@ std::vector<Tensor> Pullback::operator()(std::span<const Tensor> cotangents) con
     throw Error(ErrorKind::InvalidArgument, "pullback: got " + std::to_string(cotangents.size()) +
                                                 " cotangents; expected one per output (" +
                                                 std::to_string(s.outputs.size()) + ")");
-  SmallVector<Tensor, 2> roots, cts;
+  SmallVector<TensorAux*, 2> roots;
+  SmallVector<Tensor, 2> cts;
   for (std::size_t k = 0; k < cotangents.size(); ++k) {
     if (!cotangents[k].defined()) continue;
     check_like(cotangents[k], s.outputs[k], "pullback", "cotangent", k);
-    refuse_reverse_over_reverse(cotangents[k], "pullback", "cotangent", k);
-    if (!s.outputs[k].requires_grad()) continue;
-    roots.push_back(s.outputs[k]);
-    cts.push_back(cotangents[k]);
+    // The output's layer, looked up without the liveness test: the vjp has returned.
+    TensorAux* root = s.outputs[k].aux().get();
+    if (!root || root->kind != detail::AuxKind::tape || root->level != s.level.level) continue;
+    roots.push_back(root);
+    cts.push_back(cotangents[k]);  // its own layers stay: enclosing levels see the pass
   }
   std::vector<Tensor> grads(s.primal_like.size());
   if (!roots.empty())
-    detail::run_backward(roots, cts, true, s.leaves.auxes, grads, "pullback", s.first_seq);
+    detail::run_backward(roots, cts, {.retain_graph = true, .api = "pullback"}, s.leaves.auxes,
+                         grads);
   fill_zeros(grads, s.primal_like);
   return grads;
 }
 
 VjpResult vjp(const MultiFn& f, std::span<const Tensor> primals) {
   auto s = std::make_shared<Pullback::State>();
-  s->leaves = make_leaves(primals, "vjp");
-  s->first_seq = detail::next_node_seq();
+  LevelScope level(detail::AuxKind::tape, "vjp");
+  s->level = level.proto();
+  s->leaves = make_leaves(primals, "vjp", level.proto());
   {
     GradModeGuard on(true);
     s->outputs = f(s->leaves.span());
   }
   check_defined(s->outputs, "vjp", "output");
+  for (Tensor& o : s->outputs) o = detail::with_aux(o, detail::live_aux(o.aux()));
   for (const Tensor& p : primals) s->primal_like.push_back(detach(p));
   VjpResult r;
-  for (const Tensor& o : s->outputs) r.outputs.push_back(detail::without_grad(o));
+  for (const Tensor& o : s->outputs) r.outputs.push_back(detail::strip_level(o, level.proto()));
   r.pullback = Pullback(std::move(s));
   return r;
 }
@@ -203,36 +208,32 @@ JvpResult jvp(const MultiFn& f, std::span<const Tensor> primals, std::span<const
                         " and a tangent; only floating tensors carry tangents (pass an undefined "
                         "tangent for integer and bool inputs)");
     }
-  // Note [One tangent level]: the duals carry only the new tangent (and trace state). A primal
-  // that already carries a tangent comes from an enclosing jvp; replacing that tangent would give
-  // a silently wrong result for the outer jvp, so nesting is refused.
-  for (std::size_t i = 0; i < primals.size(); ++i)
-    if (detail::tangent_of(primals[i]).defined())
-      throw Error(ErrorKind::Unsupported,
-                  "jvp: primal " + std::to_string(i) + " (" +
-                      detail::describe(primals.subspan(i, 1)) + ")" +
-                      " carries the tangent of an enclosing jvp; nested forward mode (jvp or hvp "
-                      "inside jvp, e.g. third derivatives) is not supported");
+  // Note [Tangent levels]: each dual keeps its primal's layers below the new tangent, so the
+  // enclosing levels see through f.
+  LevelScope level(detail::AuxKind::forward, "jvp");
   std::vector<Tensor> duals;
   for (std::size_t i = 0; i < primals.size(); ++i) {
-    Tensor d = detach(primals[i]);
-    if (tangents[i].defined()) {
-      auto a = d.aux() ? std::make_shared<TensorAux>(*d.aux()) : detail::new_aux();
-      a->set_tangent(tangents[i], d, "jvp");
-      d.set_aux(std::move(a));
+    const std::shared_ptr<TensorAux>& below = detail::live_aux(primals[i].aux());
+    if (!tangents[i].defined()) {
+      duals.push_back(detail::with_aux(primals[i], below));
+      continue;
     }
-    duals.push_back(std::move(d));
+    auto a = detail::new_layer(level.proto(), below);
+    a->set_tangent(detail::with_aux(tangents[i], detail::live_aux(tangents[i].aux())), primals[i],
+                   "jvp");
+    duals.push_back(detail::with_aux(primals[i], std::move(a)));
   }
   std::vector<Tensor> outs = f(duals);
   check_defined(outs, "jvp", "output");
-  // Note [Tangent versions]: an output's tangent must still describe it.
-  for (std::size_t k = 0; k < outs.size(); ++k)
-    detail::check_tangent_current(outs[k], "jvp", "f", "output", k);
   JvpResult r;
-  for (const Tensor& o : outs) {
-    const Tensor& t = detail::tangent_of(o);
-    r.tangents.push_back(t.defined() ? detail::without_tangent(t) : zeros(o.shape(), o.dtype()));
-    r.outputs.push_back(detail::without_tangent(o));
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    const Tensor& o = outs[k];
+    const TensorAux* a = detail::layer_of(o, level.proto());
+    // Note [Tangent versions]: an output's tangent must still describe it.
+    if (a && detail::tangent_is_stale(*a, o))
+      detail::throw_stale_tangent(o, *a, "jvp", "f", "output", k);
+    r.tangents.push_back(a ? a->tangent : zeros(o.shape(), o.dtype()));
+    r.outputs.push_back(detail::strip_level(o, level.proto()));
   }
   return r;
 }

@@ -106,9 +106,8 @@ std::string operand(const Tensor& t, const char* role, std::size_t index, std::s
 
 }  // namespace
 
-void throw_stale_tangent(const Tensor& t, const char* api, std::string_view op, const char* role,
-                         std::size_t index) {
-  const TensorAux& a = *t.aux();
+void throw_stale_tangent(const Tensor& t, const TensorAux& a, const char* api, std::string_view op,
+                         const char* role, std::size_t index) {
   const std::string source = "'" + std::string(a.tangent_source ? a.tangent_source : "jvp") + "'";
   if (version_of(t) != a.primal_version)
     throw_modified(api, operand(t, role, index, op) + ", which carries a tangent from " + source, t,
@@ -142,66 +141,42 @@ std::shared_ptr<TensorAux> new_aux() {
   return std::allocate_shared<TensorAux>(PoolAllocator<TensorAux>{});
 }
 
-namespace {
-// Makes r (a copy of a tensor whose aux is `a`) carry no tape link: no aux, or a fresh one with
-// only the tangent and trace state.
-void strip_grad(Tensor& r, const TensorAux* a) {
-  if (!a || (!a->requires_grad && !a->grad_fn)) return;
-  if (!a->tangent.defined() && !a->trace) {
-    r.set_aux(nullptr);
-    return;
-  }
-  auto b = new_aux();
-  b->copy_tangent(*a);
-  b->trace = a->trace;
-  b->trace_value = a->trace_value;
-  r.set_aux(std::move(b));
-}
-}  // namespace
-
-Tensor without_grad(const Tensor& t) {
-  Tensor r = t;
-  strip_grad(r, t.aux().get());
-  return r;
+std::shared_ptr<TensorAux> new_layer(const TensorAux& level, std::shared_ptr<TensorAux> inner) {
+  auto a = new_aux();
+  a->kind = level.kind;
+  a->depth = level.depth;
+  a->level = level.level;
+  a->copy_trace(inner.get());
+  a->inner = std::move(inner);
+  return a;
 }
 
-Tensor without_tangent(const Tensor& t) {
-  const TensorAux* a = t.aux().get();
-  if (!a || !a->tangent.defined()) return t;
-  Tensor r = t;
-  if (!a->requires_grad && !a->grad_fn && !a->trace) {
-    r.set_aux(nullptr);
-    return r;
-  }
-  auto b = new_aux();
-  *b = *a;
-  b->tangent = Tensor();
-  b->pending = Tensor();
-  b->staged = false;
-  r.set_aux(std::move(b));
-  return r;
+Tensor strip_level(const Tensor& t, const TensorAux& level) {
+  const std::shared_ptr<TensorAux>& a = live_aux(t.aux());
+  if (a && a->kind != AuxKind::none && a->same_level(level)) return with_aux(t, a->inner);
+  return a == t.aux() ? t : with_aux(t, a);
 }
 
 std::uint64_t next_node_seq() noexcept { return g_next_seq.load(std::memory_order_relaxed); }
 
-TensorList tape_apply(const Primitive& p, std::span<const Tensor> in) {
+TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const TensorAux& level) {
   // The node is filled in place (no intermediate lists); if bind throws, it goes back to the pool.
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});
   for (const Tensor& t : in) {
-    strip_grad(node->inputs.emplace_back(t), t.aux().get());  // copied in place, then unlinked
-    node->versions.push_back(version_of(t));                  // Note [Saved versions]
-    const auto& a = t.aux();
-    node->edges.push_back(a && (a->requires_grad || a->grad_fn) ? a : nullptr);
+    const std::shared_ptr<TensorAux>& a = live_aux(t.aux());
+    const bool ours = a && a->kind != AuxKind::none && a->same_level(level);
+    node->inputs.push_back(with_aux(t, ours ? a->inner : a));  // this level's layer removed
+    node->versions.push_back(version_of(t));                   // Note [Saved versions]
+    node->edges.push_back(ours && a->has_edge() ? a : nullptr);
   }
-  TensorList out = bind(p, node->inputs);  // tangents/traces of the inputs are still seen here
+  TensorList out = bind(p, node->inputs);  // the lower levels and traces see this bind
   node->set_primitive(p);
   node->seq = g_next_seq.fetch_add(1, std::memory_order_relaxed);
   for (std::size_t k = 0; k < out.size(); ++k) {
     node->outputs.push_back(out[k]);
     node->versions.push_back(version_of(out[k]));
     if (is_integral(out[k].dtype())) continue;  // indices, masks: never differentiable
-    auto aux = new_aux();
-    if (out[k].aux()) *aux = *out[k].aux();
+    auto aux = new_layer(level, out[k].aux());
     aux->grad_fn = node;
     aux->output_index = static_cast<int>(k);
     out[k].set_aux(std::move(aux));

@@ -1,13 +1,14 @@
 // The eager reverse-mode tape: nodes, aux helpers and the backward engine's entry.
 //
-// Note [Tape graph]: every op that has an input requiring grad (grad mode on) records one
-// TapeNode. The node keeps the primitive, its inputs and outputs *without* reverse-mode state
-// (they keep a forward tangent and trace state, see Note [Forward over reverse]) and one edge per
-// input: the input's TensorAux when that input requires grad, else null. An edge to an aux with a
-// grad_fn leads to the producing node (cotangent slot aux->output_index); an edge to an aux
+// Note [Tape graph]: at each reverse-mode level (Note [Autodiff levels] in
+// src/core/tensor_aux.hpp), every op that has an input with a layer of that level (grad mode on)
+// records one TapeNode. The node keeps the primitive, its inputs and outputs *without* that layer
+// (they keep the lower levels and trace state, see Note [Forward over reverse]) and one edge per
+// input: the input's layer of this level when it has one, else null. An edge to a layer with a
+// grad_fn leads to the producing node (cotangent slot aux->output_index); an edge to a layer
 // without one is a leaf whose gradient is accumulated. Outputs point back at the node through
-// their own aux (grad_fn); the node never points at its outputs' aux, so there is no cycle and the
-// graph dies with the last tensor that can reach it.
+// their own layer (grad_fn); the node never points at its outputs' layers, so there is no cycle
+// and the graph dies with the last tensor that can reach it.
 //
 // Note [Topological order by sequence]: nodes get an increasing sequence number when recorded. A
 // node's inputs were produced before it, so every consumer of a node has a larger number and
@@ -29,9 +30,17 @@
 // a rule reads only the shape of (add, sum, views). Recording pays one relaxed load per saved
 // tensor; a plain op pays nothing.
 //
-// Note [Forward over reverse]: the saved inputs/outputs keep their tangents, and backward runs
-// the vjp rules with grad mode off, so the rules' ops go to the forward interpreter and
-// propagate tangents: jvp of a function that calls grad gives Hessian-vector products.
+// Note [Forward over reverse]: the saved inputs/outputs keep the layers of the lower levels
+// (tangents, other tapes), and the vjp rules that backward runs are ordinary ops on them, so the
+// enclosing levels see the rules: jvp of a function that calls grad gives Hessian-vector
+// products, grad of it gives reverse over reverse, to any order.
+//
+// Note [Create graph]: PyTorch's create_graph for the eager tape, which is one level, so its
+// backward cannot rely on a lower level to record the rules. With create_graph, backward hands
+// the rules the saved tensors with their eager layer restored (inputs: the edge; outputs: a fresh
+// layer pointing at the node) and grad mode as the caller has it, so the rules' ops are recorded
+// on the same tape and the leaves' gradients carry a graph. Like PyTorch, a leaf's grad() then
+// refers to the leaf (a reference cycle): reset it with zero_grad_() when done.
 //
 // Note [Cheap tape]: a node and its outputs' aux blocks come from per-thread free lists (Note
 // [Tape pool]); primitives up to kInlinePrimitive (352) bytes are copied into the node itself
@@ -51,7 +60,7 @@ namespace tenferro::detail {
 // their precomputed masks, Note [dot_general list masks]).
 inline constexpr std::size_t kInlinePrimitive = 352;
 
-struct TapeNode : GradFnBase {
+struct TapeNode : GradFnBase, std::enable_shared_from_this<TapeNode> {
   TapeNode() = default;
   TapeNode(const TapeNode&) = delete;
   TapeNode& operator=(const TapeNode&) = delete;
@@ -83,16 +92,27 @@ inline TapeNode* tape_node(const TensorAux* a) noexcept {
 
 /// A fresh aux block from the tape pool.
 std::shared_ptr<TensorAux> new_aux();
-/// `t` without reverse-mode state (keeps tangent and trace state); no allocation when nothing is
-/// kept.
-Tensor without_grad(const Tensor& t);
-/// `t` without its tangent (keeps reverse-mode and trace state).
-Tensor without_tangent(const Tensor& t);
-/// The tangent `t` carries (undefined when none).
-inline const Tensor& tangent_of(const Tensor& t) {
-  static const Tensor none{};
-  return t.aux() ? t.aux()->tangent : none;
+/// `t` with autodiff/trace state `a` (shares t's storage).
+inline Tensor with_aux(const Tensor& t, std::shared_ptr<TensorAux> a) {
+  Tensor r = t;
+  r.set_aux(std::move(a));
+  return r;
 }
+/// `a` without the layers of transforms that have returned (Note [Autodiff levels]).
+inline const std::shared_ptr<TensorAux>& live_aux(const std::shared_ptr<TensorAux>& a) noexcept {
+  const std::shared_ptr<TensorAux>* p = &a;
+  while (*p && (*p)->kind != AuxKind::none && !(*p)->live()) p = &(*p)->inner;
+  return *p;
+}
+/// The top live layer of `t` when it belongs to `level`'s transform, else null.
+inline TensorAux* layer_of(const Tensor& t, const TensorAux& level) noexcept {
+  TensorAux* a = live_aux(t.aux()).get();
+  return a && a->kind != AuxKind::none && a->same_level(level) ? a : nullptr;
+}
+/// `t` without its layer of `level` (and without inert layers above it); `t` when it has none.
+Tensor strip_level(const Tensor& t, const TensorAux& level);
+/// A new layer of `level`'s kind and level on top of `inner` (trace state copied).
+std::shared_ptr<TensorAux> new_layer(const TensorAux& level, std::shared_ptr<TensorAux> inner);
 /// a + b for equal shapes and dtypes, through bind (so it records tangents and traces).
 Tensor accumulate(const Tensor& a, const Tensor& b);
 /// True when accumulate_in_place(acc, v) may run: acc is the only reference to its contiguous
@@ -109,26 +129,28 @@ inline void accumulate_into(Tensor& slot, const Tensor& v) {
 /// The RuntimeState error for a node whose saved_are_current() is false, naming the stale
 /// tensor, the op that saved it and the op that wrote it. `api` opens the message ("backward").
 [[noreturn]] void throw_saved_modified(const TapeNode& n, const char* api);
-/// Throws RuntimeState when `t` carries a stale tangent: its primal or the tangent itself was
-/// written in place since the tangent was attached. `role` and `index` say which operand of `op`
-/// t is ("input", 1); `api` opens the message.
-[[noreturn]] void throw_stale_tangent(const Tensor& t, const char* api, std::string_view op,
-                                      const char* role, std::size_t index);
+/// Throws RuntimeState for `t`, whose forward layer `a` carries a stale tangent: its primal or
+/// the tangent itself was written in place since the tangent was attached. `role` and `index`
+/// say which operand of `op` t is ("input", 1); `api` opens the message.
+[[noreturn]] void throw_stale_tangent(const Tensor& t, const TensorAux& a, const char* api,
+                                      std::string_view op, const char* role, std::size_t index);
 
 inline bool tangent_is_stale(const TensorAux& a, const Tensor& primal) noexcept {
   return version_of(primal) != a.primal_version || version_of(a.tangent) != a.tangent_version;
 }
+/// Throws RuntimeState when a forward layer of `t` carries a stale tangent.
 inline void check_tangent_current(const Tensor& t, const char* api, std::string_view op,
                                   const char* role, std::size_t index) {
-  const TensorAux* a = t.aux().get();
-  if (a && a->tangent.defined() && tangent_is_stale(*a, t))
-    throw_stale_tangent(t, api, op, role, index);
+  for (const TensorAux* a = t.aux().get(); a; a = a->inner.get())
+    if (a->kind == AuxKind::forward && tangent_is_stale(*a, t))
+      throw_stale_tangent(t, *a, api, op, role, index);
 }
-/// True when `t`, saved at version `v`, is unchanged, and so is the tangent it may carry.
+/// True when `t`, saved at version `v`, is unchanged, and so are the tangents it may carry.
 inline bool saved_is_current(const Tensor& t, std::uint32_t v) noexcept {
   if (version_of(t) != v) return false;
-  const TensorAux* a = t.aux().get();
-  return !a || !a->tangent.defined() || !tangent_is_stale(*a, t);
+  for (const TensorAux* a = t.aux().get(); a; a = a->inner.get())
+    if (a->kind == AuxKind::forward && tangent_is_stale(*a, t)) return false;
+  return true;
 }
 /// True when no tensor node `n` saved, nor the tangent it carries, was written in place since it
 /// was saved (Note [Saved versions]).
@@ -144,21 +166,28 @@ inline bool saved_are_current(const TapeNode& n) noexcept {
 /// Throws RuntimeState (a rule bug) unless `got` has the shape and dtype of `input`.
 void check_vjp_result(const Primitive& p, const Tensor& got, const Tensor& input);
 
-/// Runs backward from `roots` with `cotangents` (validated by the caller; undefined = zero).
-/// When `capture` is empty, leaf gradients accumulate into the leaves' grad. Otherwise only the
-/// leaves listed in `capture` receive gradients, written to `captured` (same length; undefined
-/// where none arrived) and no leaf's grad changes. Throws RuntimeState for a freed graph or a
-/// saved tensor written in place since (Note [Saved versions]), messages opening with `api`.
+/// How a backward pass runs.
+struct BackwardPass {
+  bool retain_graph = false;
+  /// Run the rules on the saved tensors with their reverse-mode layer of this level restored, so
+  /// the pass itself is recorded (eager tape only; Note [Create graph]).
+  bool create_graph = false;
+  const char* api = "backward";  // opens error messages
+};
+
+/// Runs backward from the `roots` layers (all of one level) with `cotangents` (validated by the
+/// caller; undefined = zero). When `capture` is empty, leaf gradients accumulate into the leaves'
+/// grad. Otherwise only the leaves listed in `capture` receive gradients, written to `captured`
+/// (same length; undefined where none arrived) and no leaf's grad changes. Throws RuntimeState
+/// for a freed graph or a saved tensor written in place since (Note [Saved versions]).
 ///
-/// Note [Functional passes stay inside their graph]: with `capture`, the pass visits only nodes
-/// recorded since `first_seq` (next_node_seq() before the function ran; older nodes cannot depend
-/// on the fresh leaves) and stages no other leaf. A pullback called while another backward is
-/// running (a Krylov solver's adjoint map applying vjp(f) inside backward, src/krylov) therefore
-/// never touches that pass's staged leaves or partial cotangents, and costs only its own graph.
-void run_backward(std::span<const Tensor> roots, std::span<const Tensor> cotangents,
-                  bool retain_graph, std::span<TensorAux* const> capture,
-                  std::span<Tensor> captured, const char* api, std::uint64_t first_seq = 0);
-/// The sequence number the next recorded node will get.
-std::uint64_t next_node_seq() noexcept;
+/// The walk follows edges, which are layers of the roots' level only (Note [Autodiff levels]),
+/// so a pass never leaves its own graph: a pullback called while another backward is running (a
+/// Krylov solver's adjoint map applying vjp(f) inside backward, src/krylov) touches neither that
+/// pass's staged leaves nor its partial cotangents. The rules run on the saved tensors, which
+/// carry only lower levels, so their ops are recorded by the enclosing levels (grad of grad).
+void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cotangents,
+                  const BackwardPass& pass, std::span<TensorAux* const> capture,
+                  std::span<Tensor> captured);
 
 }  // namespace tenferro::detail

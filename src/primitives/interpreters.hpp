@@ -3,16 +3,18 @@
 // (src/autodiff/forward*), tracer (src/trace/tracer*).
 #pragma once
 
+#include "core/tensor_aux.hpp"
 #include "primitives/primitive.hpp"
 
 namespace tenferro::detail {
 
 /// Whether reverse-mode recording is on for this thread (off under a NoGradGuard).
 bool grad_enabled() noexcept;
-/// Records a tape node for p applied to `in` (some input requires grad) and returns outputs.
-TensorList tape_apply(const Primitive& p, std::span<const Tensor> in);
-/// Computes outputs and their tangents (some input carries a forward tangent).
-TensorList forward_apply(const Primitive& p, std::span<const Tensor> in);
+/// Records a tape node at the level of the reverse-mode layer `level` for p applied to `in` (the
+/// inputs whose top layer is of that level lose it) and returns outputs with a layer of it.
+TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const TensorAux& level);
+/// Computes outputs and their tangents at the level of the forward layer `level`.
+TensorList forward_apply(const Primitive& p, std::span<const Tensor> in, const TensorAux& level);
 /// Appends p to the program being traced (some input is symbolic) and returns symbolic outputs.
 TensorList trace_apply(const Primitive& p, std::span<const Tensor> in);
 
