@@ -7,7 +7,8 @@
 // is false); autodiff uses undefined tensors for "zero, not materialised".
 //
 // Note [Tensor aux]: the autodiff and tracing state of a tensor (requires_grad, gradient,
-// producing node, forward tangent, trace symbol) lives in one optional shared block `aux`. A
+// producing node, forward tangent, trace symbol) lives in one optional shared block `aux`, a
+// stack of one layer per autodiff level (Note [Autodiff levels] in src/core/tensor_aux.hpp). A
 // plain tensor has none, so the eager fast path tests one pointer. Copies share the block;
 // requires_grad_() on a tensor with no block creates one, which earlier copies do not see. Core
 // holds what autodiff and tracing put there through opaque bases (Note [Core hooks] in
