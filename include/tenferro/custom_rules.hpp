@@ -1,16 +1,18 @@
 // User-defined derivative rules (custom_vjp, custom_jvp) and gradient checkpointing.
 //
 //   using namespace tenferro;
-//   // log(1 + exp(x)) with a rule that stays finite where the autodiff of f overflows.
-//   CustomVjp softplus(
-//       [](std::span<const Tensor> x) { return std::vector<Tensor>{log1p(exp(x[0]))}; },
+//   // |x| with a rule that is finite at x = 0, where the derivative of sqrt(sum(x * x)) is nan.
+//   CustomVjp norm(
+//       [](std::span<const Tensor> x) { return std::vector<Tensor>{sqrt(sum(x[0] * x[0]))}; },
 //       [](std::span<const Tensor> x) {  // fwd: outputs and the residuals bwd needs
-//         return VjpFwdResult{{log1p(exp(x[0]))}, {x[0]}};
+//         Tensor n = sqrt(sum(x[0] * x[0]));
+//         return VjpFwdResult{{n}, {x[0], n}};
 //       },
-//       [](std::span<const Tensor> res, std::span<const Tensor> ct) {  // bwd
-//         return std::vector<Tensor>{ct[0] * sigmoid(res[0])};
+//       [](std::span<const Tensor> r, std::span<const Tensor> ct) {  // bwd
+//         Tensor safe = where(gt(r[1], 0.0), r[1], ones({}));
+//         return std::vector<Tensor>{ct[0] * r[0] / safe};
 //       });
-//   Tensor y = softplus({x})[0];          // eager, taped, functional, traced: all use bwd
+//   Tensor y = norm({x})[0];              // eager, taped, functional, traced: all use bwd
 //
 //   MultiFn step = checkpoint([](std::span<const Tensor> s) { ... });  // recompute in backward
 //
@@ -21,6 +23,8 @@
 //  - CustomVjp: reverse mode (backward, grad, vjp, pullbacks, grad/vjp of a traced Program) calls
 //    bwd. Forward mode (jvp, hvp, jvp of a Program) differentiates fwd's own ops: the custom rule
 //    is a reverse rule and C++ cannot be transposed. So forward mode sees f's derivative.
+//    Under reverse over reverse, cotangents that reach the residuals (bwd read them) are pulled
+//    back through fwd's own ops too (Note [Residual cotangents] in custom_call.cpp).
 //  - CustomJvp: forward mode calls the jvp rule. Reverse mode calls the vjp rule given to the
 //    constructor; without one it throws Error{Unsupported} naming custom_jvp (JAX transposes a
 //    linear jvp rule; an arbitrary C++ rule cannot be transposed).

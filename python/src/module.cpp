@@ -13,6 +13,7 @@ PYBIND11_MODULE(_tenferro, m) {
   tp::bind_fixed_point(m);
   tp::bind_einsum(m);
   tp::bind_autodiff(m);
+  tp::bind_custom_rules(m);
   tp::bind_runtime(m);
   tp::bind_symmetric(m);  // the submodule _symmetric, imported as tenferro.symmetric
   m.attr("RELEASE_GIL_ELEMENTS") = tp::kReleaseElements;

@@ -86,12 +86,12 @@ void check_results(const CustomRules& r, std::vector<Tensor>& got, std::span<con
     }
     const bool shape_ok = got[i].shape() == like[i].shape();
     if (shape_ok && got[i].dtype() == like[i].dtype()) continue;
-    Tensor pair[2] = {got[i], like[i]};
     throw Error(shape_ok ? ErrorKind::DTypeMismatch : ErrorKind::ShapeMismatch,
-                r.who() + ": " + rule + " returned " + describe(pair) + " for " + what + " " +
-                    std::to_string(i) + " (got, " + what + "); expected the " + what +
-                    "'s shape and dtype, or an undefined tensor for "
-                    "zero");
+                r.who() + ": " + rule + " returned " + describe({&got[i], 1}) + " for " + what +
+                    " " + std::to_string(i) + ", which is " + describe(like.subspan(i, 1)) +
+                    "; expected a tensor of the " + what +
+                    "'s shape and dtype, or an undefined "
+                    "tensor for zero");
   }
 }
 
