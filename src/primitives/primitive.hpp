@@ -117,7 +117,9 @@ class Primitive {
   /// cannot run inside another's kernel (run_operation refuses re-entry), so the eager
   /// interpreter calls apply_on_host() for them, outside any operation body, instead of
   /// execute(). Tape and forward mode reach it through that same eager bind; such a primitive
-  /// refuses symbolic inputs in infer(), so it never enters a traced program.
+  /// refuses symbolic inputs in infer(), so it never enters a traced program -- except a call
+  /// node (custom rules), which is inlined before planning (Note [Call nodes],
+  /// trace/call_body.hpp).
   bool runs_on_host() const noexcept { return host_; }
   /// Outputs of a host primitive from plain (aux-free, concrete) inputs.
   virtual void apply_on_host(std::span<const Tensor> in, TensorList& out) const;

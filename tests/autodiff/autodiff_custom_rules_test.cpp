@@ -361,3 +361,20 @@ TEST(CustomJvp, ForwardOverForwardDifferentiatesTheRule) {
   }
   EXPECT_LT(max_diff(r.tangents[0], -2.0 * sin(x) * v * w), 1e-13);
 }
+
+TEST(CustomVjp, ForwardOverForwardDifferentiatesFwdTwice) {
+  Counts c;
+  CustomVjp g = scaled_sin(&c);
+  Tensor x = randn({3}, 28), v = randn({3}, 29), w = randn({3}, 30);
+  auto inner = [&](std::span<const Tensor> in) {
+    return std::vector<Tensor>{jvp(MultiFn(g), {in[0]}, {v}).tangents[0]};
+  };
+  JvpResult r;
+  try {
+    r = jvp(MultiFn(inner), {x}, {w});
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Unsupported) throw;
+    GTEST_SKIP() << "jvp of jvp is not supported by the autodiff core yet: " << e.message();
+  }
+  EXPECT_LT(max_diff(r.tangents[0], -1.0 * sin(x) * v * w), 1e-13);  // f = sin's own ops
+}
