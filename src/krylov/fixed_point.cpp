@@ -137,14 +137,6 @@ FixedPointResult iterate(const BoundFn& f, Tensor x, const FixedPointOptions& o,
 
 // ---- the derivative: (I - J) and its transpose on real pairs ----
 
-/// Autodiff levels (Note [Autodiff levels]) that y takes part in and can still differentiate.
-int live_levels(const Tensor& y) {
-  int n = 0;
-  for (const TensorAux* a = y.aux().get(); a; a = a->inner.get())
-    if (a->kind != AuxKind::none && a->live()) ++n;
-  return n;
-}
-
 Tensor to_real(const Tensor& z) { return is_complex(z.dtype()) ? stack({real(z), imag(z)}) : z; }
 Tensor from_real(const Tensor& r, const Tensor& like) {
   if (!is_complex(like.dtype())) return r.dtype() == like.dtype() ? r : cast(r, like.dtype());
@@ -259,16 +251,8 @@ FixedPointResult fixed_point_with_info(ScalarFn f_in, const Tensor& x0,
   const Tensor y = (*f)(std::span<const Tensor>(args));
   BoundFn::check(out.x, y);
   if (!detail::krylov::carries_derivative(y)) return out;
-  // L is computed with x* and params frozen: a second level would need dL, which the rule
-  // cannot give; LinearMapPrim only notices a cotangent or tangent that carries a derivative, not
-  // a constant cotangent whose rule's primals do (hvp of sum(x*)), so refuse here.
-  if (live_levels(y) > 1)
-    throw Error(ErrorKind::Unsupported,
-                std::string(kOp) +
-                    ": second derivatives through a fixed point are not supported (f's result at "
-                    "the fixed point is differentiated by two nested transforms, e.g. hvp, jvp of "
-                    "grad or grad of grad); its derivative rule is first order");
-
+  // L is computed with x* and params frozen, so the rule is first order: LinearMapPrim refuses
+  // operands that an enclosing transform differentiates (Note [Krylov autodiff]).
   auto jac = std::make_shared<Jacobian>();
   jac->f = bound;
   jac->at = out.x;

@@ -12,9 +12,24 @@
 namespace tenferro::detail::krylov {
 
 bool carries_derivative(const Tensor& t) {
-  const TensorAux* a = t.aux().get();
-  return a && (a->requires_grad || a->grad_fn || a->tangent.defined());
+  for (const TensorAux* a = t.aux().get(); a; a = a->inner.get())
+    if (a->live() && (a->kind == AuxKind::forward || a->has_edge())) return true;
+  return false;
 }
+
+namespace {
+// True when a level other than the one running a LinearMapPrim rule would differentiate the
+// rule's result: the rule's operands have that level's layer removed, so any live layer left is
+// an enclosing transform (a tape one only while it records). L holds its parameters frozen, so
+// that level would miss dL: second order, refused (Note [Krylov autodiff]).
+bool seen_by_another_level(const Tensor& t) {
+  for (const TensorAux* a = t.aux().get(); a; a = a->inner.get()) {
+    if (!a->live()) continue;
+    if (a->kind == AuxKind::forward || (a->has_edge() && is_grad_enabled())) return true;
+  }
+  return false;
+}
+}  // namespace
 
 Tensor derivative_probe(const Tensor& y) { return sub(y, detach(y)); }
 
@@ -52,8 +67,9 @@ class LinearMapPrim final : public PrimitiveWith<LinearMapPrim> {
            std::span<const Tensor> tangents, std::span<Tensor> out_tangents) const override {
     std::vector<Tensor> t(tangents.size());
     for (std::size_t i = 0; i < tangents.size(); ++i) {
-      if (tangents[i].defined() && carries_derivative(tangents[i]) && is_grad_enabled())
-        second_order("a recorded tangent (reverse over forward)");
+      if (seen_by_another_level(primals[i]) ||
+          (tangents[i].defined() && seen_by_another_level(tangents[i])))
+        second_order("an operand differentiated by an enclosing transform");
       t[i] = tangents[i].defined() ? tangents[i] : zeros(primals[i].shape(), primals[i].dtype());
     }
     std::vector<Tensor> r = apply_linear_map(map_, t, adjoint_);
@@ -62,10 +78,13 @@ class LinearMapPrim final : public PrimitiveWith<LinearMapPrim> {
   void vjp(std::span<const Tensor> primals, std::span<const Tensor> outputs,
            std::span<const Tensor> cotangents, std::span<const bool> needs,
            std::span<Tensor> in_cotangents) const override {
+    for (const Tensor& p : primals)
+      if (seen_by_another_level(p))
+        second_order("an input differentiated by an enclosing transform");
     std::vector<Tensor> ct(cotangents.size());
     for (std::size_t k = 0; k < cotangents.size(); ++k) {
-      if (cotangents[k].defined() && carries_derivative(cotangents[k]))
-        second_order("a cotangent with a tangent (forward over reverse)");
+      if (cotangents[k].defined() && seen_by_another_level(cotangents[k]))
+        second_order("a cotangent differentiated by an enclosing transform");
       ct[k] =
           cotangents[k].defined() ? cotangents[k] : zeros(outputs[k].shape(), outputs[k].dtype());
     }

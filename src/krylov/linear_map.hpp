@@ -9,9 +9,9 @@
 //
 // so the value is exactly the solver's and the tape/forward mode see only ordinary nodes plus one
 // LinearMapPrim per rule, whose jvp is L(t) and whose vjp is L^H(ct). L itself is computed with
-// the parameters frozen, so the rules are first order only: a LinearMapPrim that meets a tangent
-// in its vjp (forward over reverse) or a recorded tangent in its jvp throws Unsupported instead of
-// dropping the derivative of L.
+// the parameters frozen, so the rules are first order only: a LinearMapPrim rule whose operands
+// carry a live layer of another autodiff level (Note [Autodiff levels]; an enclosing jvp, or an
+// enclosing tape that records) throws Unsupported instead of dropping the derivative of L.
 #pragma once
 
 #include <functional>
@@ -47,7 +47,7 @@ std::function<Tensor(const Tensor&)> adjoint_of(std::shared_ptr<ScalarFn> f,
 
 /// y - detach(y): zero, with y's derivative.
 Tensor derivative_probe(const Tensor& y);
-/// True when t carries autodiff state (requires grad, a tape node or a tangent).
+/// True when t carries live autodiff state at some level (a leaf, a tape node or a tangent).
 bool carries_derivative(const Tensor& t);
 
 }  // namespace tenferro::detail::krylov

@@ -61,14 +61,31 @@ struct AbsOp : UnaryDefaults {
   }
 };
 
+// sign is piecewise constant on the reals (derivative 0 almost everywhere), but on complex
+// numbers s = z/|z| turns with the phase: ds = (dz - s Re(conj(s) dz)) / |z|, a real-linear map
+// that is its own adjoint under Re<a, b>, so the vjp has the same form. 0 at z = 0, as PyTorch.
+// (abs's second derivative goes through this rule: without it, hvp of |z| was silently wrong.)
 struct SignOp : UnaryDefaults {
   static constexpr const char* name = "sign";
   static constexpr Ints ints = Ints::native;
   static constexpr bool bool_ok = true;
-  static constexpr Rule rule = Rule::none;
+  static constexpr Rule rule = Rule::custom;
   template <class T>
   static T apply(T x) {
     return kernels::sign_of(x);
+  }
+  static Tensor phase_derivative(const Tensor& z, const Tensor& s, const Tensor& d) {
+    if (!is_complex(z.dtype())) return Tensor();  // zero
+    const Tensor r = abs(z);
+    const Tensor at_zero = eq(r, 0.0);
+    const Tensor safe = r + cast(at_zero, r.dtype());
+    return where(at_zero, 0.0 * d, (d - s * real(conj(s) * d)) / safe);
+  }
+  static Tensor jvp(const Tensor& x, const Tensor& y, const Tensor& t) {
+    return phase_derivative(x, y, t);
+  }
+  static Tensor vjp(const Tensor& x, const Tensor& y, const Tensor& ct) {
+    return phase_derivative(x, y, ct);
   }
 };
 

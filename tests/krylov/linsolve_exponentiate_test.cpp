@@ -71,6 +71,29 @@ INSTANTIATE_TEST_SUITE_P(
                                          LinsolveMethod::gmres, LinsolveMethod::bicgstab),
                        ::testing::Values(DType::f64, DType::c128)));
 
+TEST(LinsolveMisc, SecondOrderThrowsEvenForALinearLoss) {
+  // A linear loss sends a constant cotangent into the adjoint rule, but the rule's operands still
+  // carry the enclosing transform: the frozen A^-1 would drop d(A^-1), silently. Refused, in
+  // every nesting (Note [Krylov autodiff]).
+  const std::int64_t n = 12;
+  const Tensor a0 = matrix_for(LinsolveMethod::gmres, n, 12, DType::f64), b = randn({n}, 13);
+  const Tensor t = randn({n, n}, 14);
+  auto loss = [&](std::span<const Tensor> in) { return sum(linsolve(matvec(in[0]), b).x); };
+  auto inner_grad = [&](std::span<const Tensor> in) { return grad(loss, in)[0]; };
+  expect_error(ErrorKind::Unsupported, [&] { hvp(loss, {a0}, {t}); }, {"second derivatives"});
+  expect_error(ErrorKind::Unsupported,
+               [&] { grad([&](std::span<const Tensor> in) { return sum(inner_grad(in)); }, {a0}); },
+               {"second derivatives"});
+  auto directional = [&](std::span<const Tensor> in) {
+    const Tensor dir[1] = {t};
+    return sum(jvp(ScalarFn(loss), in, dir).tangents[0]);
+  };
+  expect_error(ErrorKind::Unsupported, [&] { grad(directional, {a0}); }, {"second derivatives"});
+  // First order is unaffected: d sum(A^-1 b) / dA = -A^-T 1 x^T.
+  const Tensor x = solve(a0, b), y = solve(a0.transpose(), ones({n}));
+  EXPECT_LT(max_abs_diff(grad(loss, {a0})[0], neg(outer(y, x))), 1e-8);
+}
+
 TEST(LinsolveMisc, AdjointGivenByTheUserZeroRhsAndErrors) {
   const std::int64_t n = 40;
   const Tensor a0 = matrix_for(LinsolveMethod::gmres, n, 10, DType::f64), b = randn({n}, 11);
