@@ -297,7 +297,8 @@ std::vector<Tensor> jacrev(const ScalarFn& f, std::initializer_list<Tensor> inpu
 std::vector<Tensor> jacfwd(const ScalarFn& f, std::span<const Tensor> inputs);
 std::vector<Tensor> jacfwd(const ScalarFn& f, std::initializer_list<Tensor> inputs);
 /// Hessian blocks of a real scalar f: result[i][j] has shape inputs[i].shape ++ inputs[j].shape
-/// with entries d^2 f / d in_i d in_j (forward over reverse: one hvp per element of the inputs).
+/// with entries d^2 f / d in_i d in_j (reverse over reverse: the gradient is evaluated once, then
+/// one pullback of it per input element).
 /// Real inputs only (InvalidArgument for complex ones: the complex Hessian needs both Wirtinger
 /// blocks; use hvp).
 std::vector<std::vector<Tensor>> hessian(const ScalarFn& f, std::span<const Tensor> inputs);

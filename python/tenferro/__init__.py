@@ -190,7 +190,8 @@ def jacfwd(f, argnums=0):
 
 def hessian(f, argnums=0):
     """JAX's hessian: hessian(f, argnums=0)(*args) of a real scalar f, shape arg.shape +
-    arg.shape (for a tuple of argnums, a tuple of tuples of blocks). Forward over reverse."""
+    arg.shape (for a tuple of argnums, a tuple of tuples of blocks). Reverse over reverse: the
+    gradient is evaluated once, then one pullback of it per input element."""
 
     def run(g, xs):
         h = _hessian(g, xs)

@@ -1,7 +1,8 @@
 // Full Jacobians and Hessians from the functional transforms: jacrev (one evaluation, one
-// pullback per output element), jacfwd (one jvp per input element), hessian (one hvp per input
-// element). Every step is an ordinary recorded op, so the results are differentiable by
-// enclosing transforms like any other value (Note [Autodiff levels]).
+// pullback per output element), jacfwd (one jvp per input element), hessian (the gradient
+// evaluated once, one pullback of it per input element). Every step is an ordinary recorded op, so
+// the results are differentiable by enclosing transforms like any other value (Note [Autodiff
+// levels]).
 #include "autodiff/tape.hpp"
 #include "tenferro/autodiff.hpp"
 #include "tenferro/ops.hpp"
@@ -84,22 +85,25 @@ std::vector<Tensor> jacfwd(const ScalarFn& f, std::span<const Tensor> inputs) {
 
 std::vector<std::vector<Tensor>> hessian(const ScalarFn& f, std::span<const Tensor> inputs) {
   for (std::size_t i = 0; i < inputs.size(); ++i) check_real(inputs[i], "hessian", "input", i);
+  // Reverse over reverse: the gradient is evaluated (and recorded) once, then each row of the
+  // Hessian is one pullback of it -- one backward pass over the recorded gradient graph per
+  // input element, where a loop of hvps would redo f and its gradient for every element.
+  VjpResult r = vjp(MultiFn([&](std::span<const Tensor> x) { return grad(f, x); }), inputs);
   std::vector<std::vector<Tensor>> h(inputs.size(), std::vector<Tensor>(inputs.size()));
-  std::vector<Tensor> v(inputs.size());
+  std::vector<Tensor> ct(inputs.size());
   for (std::size_t j = 0; j < inputs.size(); ++j) {
     const std::int64_t n = inputs[j].numel();
     const Tensor eye = basis(n, inputs[j].dtype());
-    std::vector<std::vector<Tensor>> cols(inputs.size());
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      v[i] = zeros(inputs[i].shape(), inputs[i].dtype());
+    std::vector<std::vector<Tensor>> rows(inputs.size());
     for (std::int64_t k = 0; k < n; ++k) {
-      v[j] = direction(eye, k, inputs[j]);
-      std::vector<Tensor> hv = hvp(f, inputs, v);
-      for (std::size_t i = 0; i < inputs.size(); ++i) cols[i].push_back(std::move(hv[i]));
+      ct[j] = direction(eye, k, inputs[j]);
+      std::vector<Tensor> row = r.pullback(ct);  // d grad_j[k] / d input_i, for every i
+      for (std::size_t i = 0; i < inputs.size(); ++i) rows[i].push_back(std::move(row[i]));
     }
+    ct[j] = Tensor();
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      h[i][j] = n == 0 ? zeros(concat_dims(inputs[i], inputs[j]), inputs[i].dtype())
-                       : reshape(stack(cols[i], -1), concat_dims(inputs[i], inputs[j]));
+      h[j][i] = n == 0 ? zeros(concat_dims(inputs[j], inputs[i]), inputs[j].dtype())
+                       : reshape(stack(rows[i]), concat_dims(inputs[j], inputs[i]));
   }
   return h;
 }
