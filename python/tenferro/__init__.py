@@ -80,6 +80,22 @@ def _closure(f, args, idx):
     return g
 
 
+def _argnums_transform(f, argnums, run):
+    """f's transform by run(g, xs) -> list (one result per differentiated argument), where g is
+    f as a function of the list of args[argnums]: the first result for an int argnums, else a
+    tuple of them."""
+
+    def g(*args):
+        idx = _positions(argnums, len(args))
+        args = list(args)
+        for i in idx:
+            args[i] = asarray(args[i])
+        r = run(_closure(f, args, idx), [args[i] for i in idx])
+        return r[0] if isinstance(argnums, int) else tuple(r)
+
+    return g
+
+
 _DEFAULT = object()
 
 
@@ -92,15 +108,7 @@ def grad(f, argnums=_DEFAULT):
     if argnums is _DEFAULT:
         argnums = 0
 
-    def g(*args):
-        idx = _positions(argnums, len(args))
-        args = list(args)
-        for i in idx:
-            args[i] = asarray(args[i])
-        gs = _grad(_closure(f, args, idx), [args[i] for i in idx])
-        return gs[0] if isinstance(argnums, int) else tuple(gs)
-
-    return g
+    return _argnums_transform(f, argnums, _grad)
 
 
 def value_and_grad(f, argnums=0):
@@ -164,28 +172,16 @@ def jvp(f, primals=None, tangents=None):
     return tuple(outs), tuple(touts)
 
 
-def _jacobian_transform(f, argnums, run):
-    def g(*args):
-        idx = _positions(argnums, len(args))
-        args = list(args)
-        for i in idx:
-            args[i] = asarray(args[i])
-        r = run(_closure(f, args, idx), [args[i] for i in idx])
-        return r[0] if isinstance(argnums, int) else tuple(r)
-
-    return g
-
-
 def jacrev(f, argnums=0):
     """JAX's jacrev: jacrev(f, argnums=0)(*args) is the Jacobian of f's tensor output with respect
     to args[argnums], shape out.shape + arg.shape (a tuple for a tuple of argnums). f is evaluated
     once, then one pullback per output element. Real tensors only."""
-    return _jacobian_transform(f, argnums, lambda g, xs: _jacobian(g, xs, "rev"))
+    return _argnums_transform(f, argnums, lambda g, xs: _jacobian(g, xs, "rev"))
 
 
 def jacfwd(f, argnums=0):
     """JAX's jacfwd: the same Jacobian by forward mode (one jvp per input element)."""
-    return _jacobian_transform(f, argnums, lambda g, xs: _jacobian(g, xs, "fwd"))
+    return _argnums_transform(f, argnums, lambda g, xs: _jacobian(g, xs, "fwd"))
 
 
 def hessian(f, argnums=0):
@@ -197,7 +193,7 @@ def hessian(f, argnums=0):
         h = _hessian(g, xs)
         return [h[i][0] for i in range(len(h))] if len(xs) == 1 else [tuple(r) for r in h]
 
-    return _jacobian_transform(f, argnums, run)
+    return _argnums_transform(f, argnums, run)
 
 
 def hvp(f, primals, v):

@@ -288,18 +288,24 @@ inline V hvp_eager(const Instance& in) {
   return h;
 }
 
-/// Central differences of grad L along v (no nesting at all).
-inline V hvp_fd(const Instance& in, double eps = 1e-5) {
+/// Central differences of g(x) along dir, for any list-valued g.
+template <class G>
+V central_difference(const V& x, const V& dir, double eps, G&& g) {
   V xp, xm;
-  for (std::size_t i = 0; i < in.x.size(); ++i) {
-    xp.push_back(contiguous(in.x[i] + in.v[i] * eps));
-    xm.push_back(contiguous(in.x[i] - in.v[i] * eps));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    xp.push_back(contiguous(x[i] + dir[i] * eps));
+    xm.push_back(contiguous(x[i] - dir[i] * eps));
   }
-  const ScalarFn L = in.loss();
-  const V gp = grad(L, xp), gm = grad(L, xm);
+  const V gp = g(xp), gm = g(xm);
   V d;
   for (std::size_t i = 0; i < gp.size(); ++i) d.push_back((gp[i] - gm[i]) * (0.5 / eps));
   return d;
+}
+
+/// Central differences of grad L along v (no nesting at all).
+inline V hvp_fd(const Instance& in, double eps = 1e-5) {
+  const ScalarFn L = in.loss();
+  return central_difference(in.x, in.v, eps, [&](const V& x) { return grad(L, x); });
 }
 
 // ---- third order: T(v, v2) ----
@@ -364,15 +370,7 @@ inline V third_eager(const Instance& in) {
 }
 /// Central differences of hvp along v2.
 inline V third_fd(const Instance& in, double eps = 1e-4) {
-  V xp, xm;
-  for (std::size_t i = 0; i < in.x.size(); ++i) {
-    xp.push_back(contiguous(in.x[i] + in.v2[i] * eps));
-    xm.push_back(contiguous(in.x[i] - in.v2[i] * eps));
-  }
-  const V hp = hvp(in.loss(), xp, in.v), hm = hvp(in.loss(), xm, in.v);
-  V d;
-  for (std::size_t i = 0; i < hp.size(); ++i) d.push_back((hp[i] - hm[i]) * (0.5 / eps));
-  return d;
+  return central_difference(in.x, in.v2, eps, [&](const V& x) { return hvp(in.loss(), x, in.v); });
 }
 
 // ---- comparison ----
