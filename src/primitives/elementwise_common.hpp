@@ -8,7 +8,7 @@
 //     JVP = sum_i d_i * t_i, VJP_i = conj(d_i) * ct (Note [Complex gradients]);
 //   - Rule::self_adjoint (unary linear ops with op^H = op: neg, conj): JVP = op(t), VJP = op(ct);
 //   - Rule::custom: the op defines jvp(x, y, t) and vjp(x, y, ct) itself (abs);
-//   - Rule::none: piecewise constant, differentiable() is false (comparisons, sign).
+//   - Rule::none: piecewise constant, differentiable() is false (comparisons, rounding).
 //
 // Note [Complex gradients]: PyTorch's conjugate-Wirtinger convention. For a real loss L and
 // holomorphic y = f(z), grad_z = conj(f'(z)) * grad_y; a real input of a complex-valued op
