@@ -75,7 +75,7 @@ struct SignOp : UnaryDefaults {
     return kernels::sign_of(x);
   }
   static Tensor phase_derivative(const Tensor& z, const Tensor& s, const Tensor& d) {
-    if (!is_complex(z.dtype())) return Tensor();  // zero
+    if (!is_complex(z.dtype())) return 0.0 * d;
     const Tensor r = abs(z);
     const Tensor at_zero = eq(r, 0.0);
     const Tensor safe = r + cast(at_zero, r.dtype());

@@ -61,7 +61,7 @@ inline const std::vector<UnaryRow>& unary_table() {
     {"neg", [](const Tensor& x) { return neg(x); }, neg_into, [](cld z) { return -z; }, Domain::any, true, false, true, 0, 0},
     {"conj", [](const Tensor& x) { return conj(x); }, conj_into, [](cld z) { return std::conj(z); }, Domain::any, true, false, true, 0, 0},
     {"abs", [](const Tensor& x) { return abs(x); }, abs_into, [](cld z) { return cld(std::abs(z)); }, Domain::nonzero, true, true, true, 1e-6, 1e-14},
-    {"sign", [](const Tensor& x) { return sign(x); }, nullptr, ref_sign, Domain::small_ints, true, false, false, 1e-6, 1e-14},
+    {"sign", [](const Tensor& x) { return sign(x); }, nullptr, ref_sign, Domain::small_ints, true, false, true, 1e-6, 1e-14},
     {"square", [](const Tensor& x) { return square(x); }, square_into, [](cld z) { return z * z; }, Domain::any, true, false, true, 1e-6, 1e-14},
     {"exp", [](const Tensor& x) { return exp(x); }, exp_into, [](cld z) { return std::exp(z); }, Domain::any, true, false, true, 1e-6, 1e-14},
     {"log", [](const Tensor& x) { return log(x); }, log_into, [](cld z) { return std::log(z); }, Domain::positive, true, false, true, 1e-6, 1e-14},
