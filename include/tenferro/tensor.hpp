@@ -133,7 +133,10 @@ class Tensor {
 
   // Autodiff (see autodiff.hpp for the full API).
   bool requires_grad() const noexcept;
-  /// Marks this tensor as a leaf whose gradient is accumulated by backward(). Returns *this.
+  /// Marks this tensor as a leaf of the eager tape whose gradient is accumulated by backward()
+  /// (on = false unmarks it and drops its gradient). Returns *this. InvalidArgument for a
+  /// recorded result, or for an input or result of a running grad/vjp/jvp (mark leaves before
+  /// the transform); DTypeMismatch for bool and integer tensors.
   Tensor& requires_grad_(bool on = true);
   /// Accumulated gradient of a leaf (undefined when none has been accumulated).
   Tensor grad() const;

@@ -1,9 +1,10 @@
 // The functional API: grad, value_and_grad, vjp (pullbacks), jvp, hvp.
 //
-// Note [Functional leaves]: grad/vjp call f on fresh leaves that share the inputs' storage (and
-// keep their tangent and trace state, so that jvp-of-grad and traced gradients work) but have
-// their own aux block. Their gradients are captured by the backward engine instead of being
-// accumulated, so no tensor's grad() changes, and inputs that do not reach the output get zeros.
+// Note [Functional leaves]: grad/vjp call f on fresh leaves that share the inputs' storage and
+// carry one new layer, of the call's own level (Note [Autodiff levels]), on top of the inputs'
+// layers (so the enclosing levels and traces see through f). Their gradients are captured by the
+// backward engine instead of being accumulated, so no tensor's grad() changes, and inputs that
+// do not reach the output get zeros.
 #include "autodiff/tape.hpp"
 #include "tenferro/autodiff.hpp"
 

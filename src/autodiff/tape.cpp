@@ -157,8 +157,6 @@ Tensor strip_level(const Tensor& t, const TensorAux& level) {
   return a == t.aux() ? t : with_aux(t, a);
 }
 
-std::uint64_t next_node_seq() noexcept { return g_next_seq.load(std::memory_order_relaxed); }
-
 TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const TensorAux& level) {
   // The node is filled in place (no intermediate lists); if bind throws, it goes back to the pool.
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});

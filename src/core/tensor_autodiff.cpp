@@ -30,8 +30,7 @@ Tensor& Tensor::requires_grad_(bool on) {
     throw Error(ErrorKind::DTypeMismatch,
                 "requires_grad_: a tensor of dtype " + std::string(dtype_name(dtype_)) +
                     " cannot require gradients; expected a floating dtype (f32, f64, c64, c128)");
-  if (aux_ && aux_->kind != detail::AuxKind::none && aux_ != nullptr && aux_.get() != eager &&
-      aux_->live())
+  if (aux_ && aux_->kind != detail::AuxKind::none && aux_.get() != eager && aux_->live())
     throw Error(ErrorKind::InvalidArgument,
                 std::string("requires_grad_: the tensor is an input or result of a running '") +
                     aux_->level->transform +
