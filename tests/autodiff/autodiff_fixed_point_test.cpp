@@ -72,6 +72,31 @@ TEST(FixedPoint, CosTimesAMatchesTheAnalyticGradientOnBothRoutes) {
   }
 }
 
+TEST(FixedPoint, ClosedOverParametersInEveryMode) {
+  // a captured by f instead of passed as a param: reverse and forward mode both see it (the
+  // probe f(x*) records it at the enclosing level, and the rule's own jvp of f is a level of its
+  // own, Note [Autodiff levels]), on both routes.
+  for (std::int64_t threshold : {std::int64_t{64}, std::int64_t{0}}) {
+    SCOPED_TRACE("dense_threshold = " + std::to_string(threshold));
+    const FixedPointOptions o = tight(threshold);
+    auto closed = [&](std::span<const Tensor> in) {
+      const Tensor a = in[0];
+      return fixed_point([a](std::span<const Tensor> s) { return mul(cos(s[0]), a); },
+                         zeros(a.shape()), std::span<const Tensor>(), o);
+    };
+    const Tensor a = a_values(5), t = a_values(5) * 0.5 + 0.1;
+    const Tensor x = cos_fixed_point(a, o);
+    const Tensor d = cos_analytic_grad(a, x);
+    EXPECT_LT(
+        max_abs_diff(grad([&](std::span<const Tensor> in) { return sum(closed(in)); }, {a})[0], d),
+        1e-10);
+    const Tensor dir[1] = {t};
+    EXPECT_LT(max_abs_diff(jvp(ScalarFn(closed), std::span<const Tensor>(&a, 1), dir).tangents[0],
+                           mul(d, t)),
+              1e-10);
+  }
+}
+
 TEST(FixedPoint, CosTimesAAgreesWithFiniteDifferences) {
   for (std::int64_t threshold : {std::int64_t{64}, std::int64_t{0}}) {
     auto f = [threshold](std::span<const Tensor> in) {
