@@ -12,7 +12,7 @@
 // must equal Re<v2, H v>. Why the four agree for complex inputs (no conj between them) is worked
 // out in the header comment of higher_order.hpp.
 //
-// Traced: for a subset spanning every family, the same H v from programs: jvp(grad(p)),
+// Traced: for every row, the same H v from programs: jvp(grad(p)),
 // grad of a program that calls grad(p) and pairs it with v, vjp(grad(p)), and grad of a program
 // that calls jvp(p); each must match the eager (a). grad(grad(trace(f))) of the scalar
 // f(t) = L(x + t v) gives Re<v, H v>.
@@ -43,19 +43,11 @@ const V& reference(const Instance& in) {
 }  // namespace
 
 TEST(AutodiffHigherOrder, TableCoversEveryFamily) {
-  std::map<Family, int> rows, traced;
-  for (const Case& c : cases()) {
-    ++rows[c.family];
-    if (c.traced) ++traced[c.family];
-  }
+  std::map<Family, int> rows;
+  for (const Case& c : cases()) ++rows[c.family];
   for (Family f : {Family::elementwise, Family::reduction, Family::contraction, Family::structural,
-                   Family::indexing, Family::scan, Family::sorting, Family::linalg}) {
+                   Family::indexing, Family::scan, Family::sorting, Family::linalg})
     EXPECT_GT(rows[f], 0) << family_name(f);
-    EXPECT_GT(traced[f], 0) << family_name(f);
-  }
-  int n_traced = 0;
-  for (auto [f, n] : traced) n_traced += n;
-  EXPECT_GE(n_traced, 15);
   // Inputs are f64 / c128 as asked, and the loss is a real scalar.
   for (const Instance& in : instances()) {
     SCOPED_TRACE(in.label());
@@ -217,7 +209,6 @@ TracedHvp traced_hvp(const Instance& in) {
 TEST(AutodiffHigherOrderTraced, ProgramsAgreeWithEager) {
   int n = 0;
   for (const Instance& in : instances()) {
-    if (!in.c->traced) continue;
     ++n;
     SCOPED_TRACE(in.label());
     const V& a = reference(in);
@@ -229,14 +220,14 @@ TEST(AutodiffHigherOrderTraced, ProgramsAgreeWithEager) {
     if (!t.vjp_grad.empty())
       EXPECT_TRUE(agree(t.vjp_grad, a, kAgreeRtol, kAgreeAtol)) << "vjp(grad)";
   }
-  EXPECT_GE(n, 15);
+  EXPECT_GE(n, 200);
 }
 
 TEST(AutodiffHigherOrderTraced, GradOfGradOfAScalarProgram) {
   // The literal grad(grad(trace(f))) of a scalar function: f(t) = L(x + t v) has f''(0) =
   // Re<v, H v> (the real pairing of the direction with the Hessian-vector product).
   for (const Instance& in : instances()) {
-    if (!in.c->traced || in.dtype != DType::f64) continue;
+    if (in.dtype != DType::f64) continue;
     SCOPED_TRACE(in.label());
     const ScalarFn L = in.loss();
     const auto f = [&](In t) {

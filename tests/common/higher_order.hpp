@@ -97,7 +97,6 @@ struct Case {
   std::function<Tensor(In)> op;    // the inputs -> y (any shape, f64 or c128)
   std::function<V(DType)> inputs;  // well-conditioned inputs of the dtype
   bool complex_ok = true;          // also run with c128 inputs
-  bool traced = false;             // in the traced subset
 };
 
 // ---- input generators (plain ops, fixed seeds) ----
@@ -440,8 +439,8 @@ inline const std::vector<Case>& cases() {
   static const std::vector<Case> rows = [&] {
     std::vector<Case> r;
     auto row = [&](std::string name, Family f, std::function<Tensor(In)> op,
-                   std::function<V(DType)> inputs, bool complex_ok = true, bool traced = false) {
-      r.push_back(Case{std::move(name), f, std::move(op), std::move(inputs), complex_ok, traced});
+                   std::function<V(DType)> inputs, bool complex_ok = true) {
+      r.push_back(Case{std::move(name), f, std::move(op), std::move(inputs), complex_ok});
     };
     const Family E = Family::elementwise, R = Family::reduction, C = Family::contraction,
                  S = Family::structural, X = Family::indexing, N = Family::scan,
@@ -457,7 +456,7 @@ inline const std::vector<Case>& cases() {
     row(
         "square", E, [](In x) { return square(x[0]); }, one(s23, 4));
     row(
-        "exp", E, [](In x) { return exp(x[0]); }, one(s23, 5), true, true);
+        "exp", E, [](In x) { return exp(x[0]); }, one(s23, 5), true);
     row(
         "log", E, [](In x) { return log(x[0]); }, one(s23, 6, &positive));
     row(
@@ -467,7 +466,7 @@ inline const std::vector<Case>& cases() {
     row(
         "tanh", E, [](In x) { return tanh(x[0]); }, one(s23, 9));
     row(
-        "sqrt", E, [](In x) { return sqrt(x[0]); }, one(s23, 10, &positive), true, true);
+        "sqrt", E, [](In x) { return sqrt(x[0]); }, one(s23, 10, &positive), true);
     row(
         "rsqrt", E, [](In x) { return rsqrt(x[0]); }, one(s23, 11, &positive));
     row(
@@ -519,14 +518,13 @@ inline const std::vector<Case>& cases() {
     row(
         "sub", E, [](In x) { return sub(x[0], x[1]); }, two(s23, s23, 31));
     row(
-        "mul", E, [](In x) { return mul(x[0], x[1]); }, two(s23, s23, 32), true, true);
+        "mul", E, [](In x) { return mul(x[0], x[1]); }, two(s23, s23, 32), true);
     row(
         "mul_broadcast", E, [](In x) { return x[0] * x[1]; }, two({3}, s23, 33));
     row(
-        "div", E, [](In x) { return div(x[0], x[1]); }, two(s23, s23, 34, &normal, &nonzero), true,
-        true);
+        "div", E, [](In x) { return div(x[0], x[1]); }, two(s23, s23, 34, &normal, &nonzero), true);
     row(
-        "pow", E, [](In x) { return pow(x[0], x[1]); }, two(s23, s23, 35, &positive), true, true);
+        "pow", E, [](In x) { return pow(x[0], x[1]); }, two(s23, s23, 35, &positive), true);
     row(
         "pow_scalar", E, [](In x) { return pow(x[0], 2.5); }, one(s23, 36, &positive));
     row(
@@ -567,11 +565,11 @@ inline const std::vector<Case>& cases() {
 
     // ---- reductions ----
     row(
-        "sum_axis", R, [](In x) { return sum(x[0], {1}); }, one({2, 3, 2}, 50), true, true);
+        "sum_axis", R, [](In x) { return sum(x[0], {1}); }, one({2, 3, 2}, 50), true);
     row(
         "sum_all_keepdims", R, [](In x) { return sum(x[0], {}, true); }, one(s23, 51));
     row(
-        "prod", R, [](In x) { return prod(x[0], {1}); }, one({2, 3, 2}, 52), true, true);
+        "prod", R, [](In x) { return prod(x[0], {1}); }, one({2, 3, 2}, 52), true);
     row(
         "mean", R,
         [](In x) {
@@ -579,7 +577,7 @@ inline const std::vector<Case>& cases() {
         },
         one({2, 3, 2}, 53));
     row(
-        "max", R, [](In x) { return max(x[0], {1}); }, dist({2, 3, 2}, 54), false, true);
+        "max", R, [](In x) { return max(x[0], {1}); }, dist({2, 3, 2}, 54), false);
     row(
         "min", R, [](In x) { return min(x[0]); }, dist(s23, 55), false);
     row(
@@ -610,7 +608,7 @@ inline const std::vector<Case>& cases() {
 
     // ---- contractions ----
     row(
-        "matmul", C, [](In x) { return matmul(x[0], x[1]); }, two(s23, {3, 2}, 70), true, true);
+        "matmul", C, [](In x) { return matmul(x[0], x[1]); }, two(s23, {3, 2}, 70), true);
     row(
         "matmul_broadcast_vec", C, [](In x) { return matmul(x[0], x[1]); },
         two({2, 2, 3}, {3}, 71));
@@ -641,7 +639,7 @@ inline const std::vector<Case>& cases() {
         [](DType d) {
           return V{normal({2, 3}, 79, d), normal({3, 2}, 80, d), normal({2, 2}, 81, d)};
         },
-        true, true);
+        true);
     row(
         "einsum_trace_hadamard", C, [](In x) { return einsum("ii,ij,ij->j", x[0], x[1], x[1]); },
         two({2, 2}, {2, 3}, 82));
@@ -658,11 +656,11 @@ inline const std::vector<Case>& cases() {
         [](In x) {
           return permute(x[0], {2, 0, 1});
         },
-        one({2, 3, 2}, 91), true, true);
+        one({2, 3, 2}, 91), true);
     row(
         "transpose", S, [](In x) { return transpose(x[0]); }, one(s23, 92));
     row(
-        "slice_step", S, [](In x) { return slice(x[0], 1, 0, 3, 2); }, one(s23, 93), true, true);
+        "slice_step", S, [](In x) { return slice(x[0], 1, 0, 3, 2); }, one(s23, 93), true);
     row(
         "flip", S, [](In x) { return flip(x[0], {1}); }, one(s23, 94));
     row(
@@ -681,7 +679,7 @@ inline const std::vector<Case>& cases() {
         [](In x) {
           return concatenate({x[0], x[1]}, 1);
         },
-        two(s23, {2, 2}, 98), true, true);
+        two(s23, {2, 2}, 98), true);
     row(
         "stack", S,
         [](In x) {
@@ -722,7 +720,7 @@ inline const std::vector<Case>& cases() {
         [](In x) {
           return pad(x[0], {{1, 1}, {2, 1}}, PadMode::reflect);
         },
-        one(s23, 106), true, true);
+        one(s23, 106), true);
     row(
         "pad_edge", S,
         [](In x) {
@@ -739,7 +737,7 @@ inline const std::vector<Case>& cases() {
         [](In x) {
           return take_along_axis(x[0], idx({2, 0, 0, 1, 1, 2}, {2, 3}), 1);
         },
-        one(s23, 110), true, true);
+        one(s23, 110), true);
     row(
         "gather", X,
         [](In x) {
@@ -757,7 +755,7 @@ inline const std::vector<Case>& cases() {
         [](In x) {
           return scatter_add(x[0], 1, idx({0, 0, 2, 1}, {2, 2}), x[1]);
         },
-        two(s23, {2, 2}, 113), true, true);
+        two(s23, {2, 2}, 113), true);
     row(
         "index_add", X,
         [](In x) {
@@ -793,11 +791,11 @@ inline const std::vector<Case>& cases() {
     row(
         "cumsum", N, [](In x) { return cumsum(x[0], 1); }, one(s23, 120));
     row(
-        "cumprod", N, [](In x) { return cumprod(x[0], 1); }, one({2, 4}, 121), true, true);
+        "cumprod", N, [](In x) { return cumprod(x[0], 1); }, one({2, 4}, 121), true);
 
     // ---- sorting (values are differentiable) ----
     row(
-        "sort", O, [](In x) { return sort(x[0], 1).values; }, dist({2, 4}, 130), false, true);
+        "sort", O, [](In x) { return sort(x[0], 1).values; }, dist({2, 4}, 130), false);
     row(
         "sort_descending", O, [](In x) { return sort(x[0], 0, true).values; }, dist({3, 2}, 131),
         false);
@@ -819,7 +817,7 @@ inline const std::vector<Case>& cases() {
         [](DType d) {
           return V{with_singular_values({}, 4, 3, {3.0, 2.1, 1.3}, 140, d)};
         },
-        true, true);
+        true);
     row(
         "svd_full_matrices", L,
         [](In x) {
@@ -855,7 +853,7 @@ inline const std::vector<Case>& cases() {
         [](DType d) {
           return V{spoil_unread(with_eigenvalues({}, {-1.2, 0.3, 1.5}, 144, d), true, 145)};
         },
-        true, true);
+        true);
     row(
         "eigvalsh_upper", L, [](In x) { return eigvalsh(x[0], Uplo::upper); },
         [](DType d) {
@@ -911,8 +909,7 @@ inline const std::vector<Case>& cases() {
         });
     row(
         "cholesky", L, [](In x) { return cholesky(x[0]); },
-        [](DType d) { return V{spoil_unread(positive_definite({}, 3, 152, d), true, 153)}; }, true,
-        true);
+        [](DType d) { return V{spoil_unread(positive_definite({}, 3, 152, d), true, 153)}; }, true);
     row(
         "cholesky_upper", L, [](In x) { return cholesky(x[0], true); },
         [](DType d) { return V{positive_definite({2}, 2, 154, d)}; });
@@ -921,7 +918,7 @@ inline const std::vector<Case>& cases() {
         [](DType d) {
           return V{square_matrix({}, 3, 155, d), normal({3, 2}, 156, d)};
         },
-        true, true);
+        true);
     row(
         "triangular_solve", L,
         [](In x) {
@@ -941,7 +938,7 @@ inline const std::vector<Case>& cases() {
         [](DType d) { return V{square_matrix({}, 3, 161, d)}; });
     row(
         "det", L, [](In x) { return det(x[0]); },
-        [](DType d) { return V{square_matrix({2}, 3, 162, d)}; }, true, true);
+        [](DType d) { return V{square_matrix({2}, 3, 162, d)}; }, true);
     row(
         "slogdet", L,
         [](In x) {
