@@ -139,15 +139,7 @@ TEST(CustomVjp, ReverseOverReverseDifferentiatesBwd) {
   auto inner = [&](std::span<const Tensor> in) {
     return sum(grad([&](std::span<const Tensor> y) { return sum(g(y)[0]); }, in)[0]);
   };
-  std::vector<Tensor> gg;
-  try {
-    gg = grad(inner, {x});
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Unsupported) throw;
-    GTEST_SKIP() << "eager grad of grad is not supported by the autodiff core yet (Note [No "
-                    "reverse over reverse]); this test runs once it is: "
-                 << e.message();
-  }
+  const std::vector<Tensor> gg = grad(inner, {x});
   EXPECT_LT(max_diff(gg[0], -3.0 * sin(x)), 1e-13);  // d/dx sum(3 cos x)
 }
 
@@ -352,13 +344,7 @@ TEST(CustomJvp, ForwardOverForwardDifferentiatesTheRule) {
   auto inner = [&](std::span<const Tensor> in) {
     return std::vector<Tensor>{jvp(MultiFn(g), {in[0]}, {v}).tangents[0]};
   };
-  JvpResult r;
-  try {
-    r = jvp(MultiFn(inner), {x}, {w});
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Unsupported) throw;
-    GTEST_SKIP() << "jvp of jvp is not supported by the autodiff core yet: " << e.message();
-  }
+  const JvpResult r = jvp(MultiFn(inner), {x}, {w});
   EXPECT_LT(max_diff(r.tangents[0], -2.0 * sin(x) * v * w), 1e-13);
 }
 
@@ -369,12 +355,6 @@ TEST(CustomVjp, ForwardOverForwardDifferentiatesFwdTwice) {
   auto inner = [&](std::span<const Tensor> in) {
     return std::vector<Tensor>{jvp(MultiFn(g), {in[0]}, {v}).tangents[0]};
   };
-  JvpResult r;
-  try {
-    r = jvp(MultiFn(inner), {x}, {w});
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::Unsupported) throw;
-    GTEST_SKIP() << "jvp of jvp is not supported by the autodiff core yet: " << e.message();
-  }
+  const JvpResult r = jvp(MultiFn(inner), {x}, {w});
   EXPECT_LT(max_diff(r.tangents[0], -1.0 * sin(x) * v * w), 1e-13);  // f = sin's own ops
 }
