@@ -77,13 +77,9 @@ using VjpRuleFn = std::function<std::vector<Tensor>(std::span<const Tensor> prim
                                                     std::span<const Tensor> outputs,
                                                     std::span<const Tensor> cotangents)>;
 
-/// A function with a user-defined reverse rule (JAX's custom_vjp). Cheap to copy (shared rules);
-/// usable wherever a MultiFn is. Thread-safe to call if f, fwd and bwd are.
-class CustomVjp {
+/// What CustomVjp and CustomJvp share: the call and the label of their rules.
+class CustomFunction {
  public:
-  /// `name` labels the rule in errors and program printing. Throws InvalidArgument when f, fwd
-  /// or bwd is empty.
-  CustomVjp(MultiFn f, VjpFwdFn fwd, VjpBwdFn bwd, std::string name = "custom_vjp");
   /// f's outputs. Recorded on the tape, carried through jvp, or traced as one call node,
   /// according to the inputs' state.
   std::vector<Tensor> operator()(std::span<const Tensor> inputs) const;
@@ -92,23 +88,28 @@ class CustomVjp {
   }
   const std::string& name() const noexcept;
 
+ protected:
+  explicit CustomFunction(std::shared_ptr<const detail::CustomRules> rules)
+      : rules_(std::move(rules)) {}
+
  private:
   std::shared_ptr<const detail::CustomRules> rules_;
 };
 
+/// A function with a user-defined reverse rule (JAX's custom_vjp). Cheap to copy (shared rules);
+/// usable wherever a MultiFn is. Thread-safe to call if f, fwd and bwd are.
+class CustomVjp : public CustomFunction {
+ public:
+  /// `name` labels the rule in errors and program printing. Throws InvalidArgument when f, fwd
+  /// or bwd is empty.
+  CustomVjp(MultiFn f, VjpFwdFn fwd, VjpBwdFn bwd, std::string name = "custom_vjp");
+};
+
 /// A function with a user-defined forward rule (JAX's custom_jvp), and optionally a reverse rule.
-class CustomJvp {
+class CustomJvp : public CustomFunction {
  public:
   /// Forward mode uses `jvp`; reverse mode uses `vjp` when given, else throws Unsupported.
   CustomJvp(MultiFn f, JvpRuleFn jvp, VjpRuleFn vjp = {}, std::string name = "custom_jvp");
-  std::vector<Tensor> operator()(std::span<const Tensor> inputs) const;
-  std::vector<Tensor> operator()(std::initializer_list<Tensor> inputs) const {
-    return (*this)(std::span<const Tensor>(inputs.begin(), inputs.size()));
-  }
-  const std::string& name() const noexcept;
-
- private:
-  std::shared_ptr<const detail::CustomRules> rules_;
 };
 
 /// Gradient checkpointing: a function with f's values whose reverse rule recomputes f's forward

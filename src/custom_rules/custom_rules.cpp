@@ -14,42 +14,49 @@ void require(const F& fn, const char* api, const char* what) {
     throw Error(ErrorKind::InvalidArgument,
                 std::string(api) + ": " + what + " is empty; expected a callable");
 }
-}  // namespace
 
-CustomVjp::CustomVjp(MultiFn f, VjpFwdFn fwd, VjpBwdFn bwd, std::string name) {
+std::shared_ptr<detail::CustomRules> new_rules(detail::CustomRules::Kind kind, std::string label,
+                                               MultiFn f) {
+  auto r = std::make_shared<detail::CustomRules>();
+  r->kind = kind;
+  r->label = std::move(label);
+  r->f = std::move(f);
+  return r;
+}
+
+std::shared_ptr<const detail::CustomRules> vjp_rules(MultiFn f, VjpFwdFn fwd, VjpBwdFn bwd,
+                                                     std::string name) {
   require(f, "custom_vjp", "f");
   require(fwd, "custom_vjp", "fwd");
   require(bwd, "custom_vjp", "bwd");
-  auto r = std::make_shared<detail::CustomRules>();
-  r->kind = detail::CustomRules::Kind::vjp;
-  r->label = std::move(name);
-  r->f = std::move(f);
+  auto r = new_rules(detail::CustomRules::Kind::vjp, std::move(name), std::move(f));
   r->fwd = std::move(fwd);
   r->bwd = std::move(bwd);
-  rules_ = std::move(r);
+  return r;
 }
 
-std::vector<Tensor> CustomVjp::operator()(std::span<const Tensor> inputs) const {
-  return detail::call_custom(rules_, inputs);
-}
-const std::string& CustomVjp::name() const noexcept { return rules_->label; }
-
-CustomJvp::CustomJvp(MultiFn f, JvpRuleFn jvp, VjpRuleFn vjp, std::string name) {
+std::shared_ptr<const detail::CustomRules> jvp_rules(MultiFn f, JvpRuleFn jvp, VjpRuleFn vjp,
+                                                     std::string name) {
   require(f, "custom_jvp", "f");
   require(jvp, "custom_jvp", "the jvp rule");
-  auto r = std::make_shared<detail::CustomRules>();
-  r->kind = detail::CustomRules::Kind::jvp;
-  r->label = std::move(name);
-  r->f = std::move(f);
+  auto r = new_rules(detail::CustomRules::Kind::jvp, std::move(name), std::move(f));
   r->jvp = std::move(jvp);
   r->vjp = std::move(vjp);
-  rules_ = std::move(r);
+  return r;
 }
 
-std::vector<Tensor> CustomJvp::operator()(std::span<const Tensor> inputs) const {
+}  // namespace
+
+CustomVjp::CustomVjp(MultiFn f, VjpFwdFn fwd, VjpBwdFn bwd, std::string name)
+    : CustomFunction(vjp_rules(std::move(f), std::move(fwd), std::move(bwd), std::move(name))) {}
+
+CustomJvp::CustomJvp(MultiFn f, JvpRuleFn jvp, VjpRuleFn vjp, std::string name)
+    : CustomFunction(jvp_rules(std::move(f), std::move(jvp), std::move(vjp), std::move(name))) {}
+
+std::vector<Tensor> CustomFunction::operator()(std::span<const Tensor> inputs) const {
   return detail::call_custom(rules_, inputs);
 }
-const std::string& CustomJvp::name() const noexcept { return rules_->label; }
+const std::string& CustomFunction::name() const noexcept { return rules_->label; }
 
 // Checkpointing as a CustomVjp: fwd keeps only the inputs (as residuals, which alias them: no
 // copy), and bwd recomputes f's forward pass under vjp to pull the cotangents back. Only f's
