@@ -25,20 +25,12 @@
 #include <cstdlib>
 #include <vector>
 
+#include "ising_site_tensor.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
 
 namespace {
-
-// a[u,l,d,r] = sum_s W[s,u] W[s,l] W[s,d] W[s,r] with W W^T = exp(beta s s'); fully symmetric.
-Tensor site_tensor(const Tensor& beta) {
-  Tensor em = expm1(beta), emn = expm1(-beta);
-  Tensor ch = sqrt(1.0 + 0.5 * (em + emn));
-  Tensor sh = sqrt(0.5 * (em - emn));
-  Tensor w = ch * from_values({1, 0, 1, 0}, {2, 2}) + sh * from_values({0, 1, 0, -1}, {2, 2});
-  return einsum("su,sl,sd,sr->uldr", w, w, w, w);
-}
 
 struct Env {
   Tensor c, e;
@@ -97,20 +89,20 @@ Solved solve(const Tensor& beta, std::int64_t chi) {
   {
     // Grow the bond dimension to chi first: the fixed point does not depend on where it starts.
     NoGradGuard no_grad;
-    const Tensor a = site_tensor(detach(beta));
+    const Tensor a = examples::ising_site_tensor(detach(beta));
     env = {sum(a, {0, 1}), sum(a, {0})};  // C[d,r], E[l,d,r]: a summed over open boundary legs
     env.c = env.c / norm(env.c);
     env.e = env.e / norm(env.e);
     while (env.c.shape()[0] < chi) env = step(env, a, chi);
   }
   auto f = [chi](std::span<const Tensor> in) {
-    return pack(step(unpack(in[0], chi), site_tensor(in[1]), chi));
+    return pack(step(unpack(in[0], chi), examples::ising_site_tensor(in[1]), chi));
   };
   FixedPointOptions o;
   o.tol = 1e-13;
   o.max_iterations = 5000;
   const FixedPointResult r = fixed_point_with_info(f, pack(env), {beta}, o);
-  return {ln_z(unpack(r.x, chi), site_tensor(beta)), r.iterations};
+  return {ln_z(unpack(r.x, chi), examples::ising_site_tensor(beta)), r.iterations};
 }
 
 // Onsager: u = -coth(2b) [1 + (2/pi)(2 tanh^2(2b) - 1) K(k)], k = 2 sinh(2b) / cosh^2(2b).

@@ -48,6 +48,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ising_site_tensor.hpp"
 #include "tenferro/tenferro.hpp"
 
 using namespace tenferro;
@@ -65,17 +66,6 @@ struct TrgConfig {
     return mode == Mode::values || (mode == Mode::automatic && chi >= kValuesFromChi);
   }
 };
-
-// Site tensor T[u,l,d,r] = sum_s W[s,u] W[s,l] W[s,d] W[s,r], from exp(beta s s') = sum_a W[s,a]
-// W[s',a] with W = [[sqrt(cosh b), sqrt(sinh b)], [sqrt(cosh b), -sqrt(sinh b)]]. tenferro has
-// no cosh/sinh; expm1 spells them without cancellation in sinh at small beta.
-Tensor initial_tensor(const Tensor& beta) {
-  Tensor em = expm1(beta), emn = expm1(-beta);
-  Tensor ch = sqrt(1.0 + 0.5 * (em + emn));
-  Tensor sh = sqrt(0.5 * (em - emn));
-  Tensor w = ch * from_values({1, 0, 1, 0}, {2, 2}) + sh * from_values({0, 1, 0, -1}, {2, 2});
-  return einsum("su,sl,sd,sr->uldr", w, w, w, w);
-}
 
 // sqrt of singular values whose derivative stays finite: the first splits are exactly rank
 // deficient, and sqrt'(0) = inf would turn the whole gradient into NaN (inf * 0). Values below
@@ -120,7 +110,7 @@ Tensor trg_step(const Tensor& t, std::int64_t chi) {
 // number of steps; the Frobenius norm, unlike the largest entry, has a derivative that does not
 // jump when another entry becomes the largest.
 Tensor ln_z_per_site(const Tensor& beta, const TrgConfig& cfg) {
-  Tensor t = initial_tensor(beta);
+  Tensor t = examples::ising_site_tensor(beta);
   Tensor ln_z = scalar_tensor(0.0);
   double weight = 1.0;
   for (int n = 0; n < cfg.steps; ++n) {
