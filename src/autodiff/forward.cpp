@@ -36,7 +36,7 @@ TensorList forward_apply(const Primitive& p, std::span<const Tensor> in, const T
   for (std::size_t i = 0; i < in.size(); ++i) {
     const Tensor& t = in[i];
     const std::shared_ptr<TensorAux>& a = live_aux(t.aux());
-    if (a && a->kind != AuxKind::none && a->same_level(level)) {
+    if (is_layer_of(a.get(), level)) {
       if (tangent_is_stale(*a, t))  // Note [Tangent versions]
         throw_stale_tangent(t, *a, "jvp", p.name(), "input", i);
       tangents.push_back(a->tangent);

@@ -153,7 +153,7 @@ std::shared_ptr<TensorAux> new_layer(const TensorAux& level, std::shared_ptr<Ten
 
 Tensor strip_level(const Tensor& t, const TensorAux& level) {
   const std::shared_ptr<TensorAux>& a = live_aux(t.aux());
-  if (a && a->kind != AuxKind::none && a->same_level(level)) return with_aux(t, a->inner);
+  if (is_layer_of(a.get(), level)) return with_aux(t, a->inner);
   return a == t.aux() ? t : with_aux(t, a);
 }
 
@@ -162,7 +162,7 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const Tens
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});
   for (const Tensor& t : in) {
     const std::shared_ptr<TensorAux>& a = live_aux(t.aux());
-    const bool ours = a && a->kind != AuxKind::none && a->same_level(level);
+    const bool ours = is_layer_of(a.get(), level);
     node->inputs.push_back(with_aux(t, ours ? a->inner : a));  // this level's layer removed
     node->versions.push_back(version_of(t));                   // Note [Saved versions]
     node->edges.push_back(ours && a->has_edge() ? a : nullptr);

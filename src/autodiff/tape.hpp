@@ -104,10 +104,14 @@ inline const std::shared_ptr<TensorAux>& live_aux(const std::shared_ptr<TensorAu
   while (*p && (*p)->kind != AuxKind::none && !(*p)->live()) p = &(*p)->inner;
   return *p;
 }
+/// True when `a` is an autodiff layer of `level`'s transform.
+inline bool is_layer_of(const TensorAux* a, const TensorAux& level) noexcept {
+  return a && a->kind != AuxKind::none && a->same_level(level);
+}
 /// The top live layer of `t` when it belongs to `level`'s transform, else null.
 inline TensorAux* layer_of(const Tensor& t, const TensorAux& level) noexcept {
   TensorAux* a = live_aux(t.aux()).get();
-  return a && a->kind != AuxKind::none && a->same_level(level) ? a : nullptr;
+  return is_layer_of(a, level) ? a : nullptr;
 }
 /// `t` without its layer of `level` (and without inert layers above it); `t` when it has none.
 Tensor strip_level(const Tensor& t, const TensorAux& level);
