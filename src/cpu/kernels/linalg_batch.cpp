@@ -52,4 +52,37 @@ Failure for_each_matrix(ExecContext& ctx, I count, I work, std::size_t ws_bytes,
   return first;
 }
 
+Failure for_each_tile(ExecContext& ctx, I count, I lanes, I work, FunctionRef<Failure(I, I)> body) {
+  Failure first;
+  if (count <= 0) return first;
+  const I tiles = (count + lanes - 1) / lanes;
+  const I total = count * std::max<I>(work, 1);
+  const bool parallel = ctx.may_parallelize(total) && tiles > 1;
+  const I chunks = parallel ? std::min<I>(tiles, ctx.threads()) : 1;
+  auto run_chunk = [&](I c, Failure& f) {
+    const I t0 = tiles * c / chunks, t1 = tiles * (c + 1) / chunks;
+    for (I t = t0; t < t1; ++t) {
+      const I b0 = t * lanes;
+      const Failure ft = body(b0, std::min(lanes, count - b0));
+      if (ft && !f) f = ft;
+    }
+  };
+  if (chunks == 1) {
+    run_chunk(0, first);
+    return first;
+  }
+  std::mutex mu;
+  ctx.parallel_for_work(chunks, 1, total, [&](I c0, I c1) {
+    for (I c = c0; c < c1; ++c) {
+      Failure f;
+      run_chunk(c, f);
+      if (f) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!first || f.batch < first.batch) first = f;
+      }
+    }
+  });
+  return first;
+}
+
 }  // namespace tenferro::detail::linalg

@@ -150,6 +150,14 @@ real_t<T> abs1(const T& v) {
 Failure for_each_matrix(ExecContext& ctx, I count, I work, std::size_t ws_bytes, bool lapack,
                         FunctionRef<I(I, char*)> body);
 
+/// Runs body(b0, nb) for the tiles [b0, b0 + nb) of `lanes` consecutive matrices (the last one
+/// shorter when lanes does not divide count) under Note [Linalg provider rules], for kernels that
+/// compute a tile of matrices at once (Note [Batched small linalg kernels] in
+/// linalg_simd_batch.hpp). Chunks split the batch at multiples of `lanes`, so the tiles are the
+/// same whatever the thread count. body returns the failure with the lowest batch index of its
+/// tile (or none); the lowest over the batch is returned. `work` is the cost of one matrix.
+Failure for_each_tile(ExecContext& ctx, I count, I lanes, I work, FunctionRef<Failure(I, I)> body);
+
 /// Bytes for n elements of T, rounded up to 64 (workspace carving).
 template <class T>
 constexpr std::size_t ws_bytes(I n) {

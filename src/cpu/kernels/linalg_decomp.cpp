@@ -10,6 +10,7 @@
 #include "cpu/kernels/linalg.hpp"
 #include "cpu/kernels/linalg_batch.hpp"
 #include "cpu/kernels/linalg_lapack.hpp"
+#include "cpu/kernels/linalg_simd_batch.hpp"
 #include "cpu/kernels/linalg_small.hpp"
 
 namespace tenferro::detail::linalg {
@@ -32,6 +33,35 @@ void fill_identity(Tensor& t, I n) {
       for (I j = 0; j < n; ++j) p[(b * n + i) * n + j] = i == j ? T(1) : T(0);
 }
 
+// Runs a batched small kernel (Note [Batched small linalg kernels]) over the batch: each tile's
+// matrices are checked and packed by pack(b, dst) into one buffer, then run(nb, in, b0, ok)
+// computes them; a non-finite matrix leaves its lane empty (in[l] == nullptr) and is reported, so
+// it cannot touch its tile-mates. Failures: kNonFinite, or 1 when the sweeps did not converge.
+template <class T, class Pack, class Run>
+Failure for_each_small_tile(ExecContext& ctx, const MatrixBatch& A, I work, Pack&& pack,
+                            Run&& run) {
+  const I lanes = small::batch_lanes<T>();
+  return for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+    T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];
+    const T* in[small::kMaxBatchLanes] = {};
+    bool ok[small::kMaxBatchLanes];
+    const I size = A.rows * A.cols;
+    for (I l = 0; l < nb; ++l) {
+      ok[l] = true;
+      in[l] = nullptr;
+      if (!A.finite<T>(b0 + l)) continue;
+      pack(b0 + l, buf + l * size);
+      in[l] = buf + l * size;
+    }
+    run(static_cast<int>(nb), in, b0, ok);
+    for (I l = 0; l < nb; ++l) {
+      if (in[l] == nullptr) return Failure{b0 + l, kNonFinite};
+      if (!ok[l]) return Failure{b0 + l, 1};
+    }
+    return Failure{};
+  });
+}
+
 template <class T>
 void svd_t(ExecContext& ctx, const Tensor& a, Tensor* u, Tensor& s, Tensor* vh, bool full) {
   using R = real_t<T>;
@@ -50,7 +80,30 @@ void svd_t(ExecContext& ctx, const Tensor& a, Tensor* u, Tensor& s, Tensor* vh, 
   R* S = static_cast<R*>(s.data_ptr());
   const I work = 20 * m * n * k;
   Failure f;
-  if ((!full || m == n) && m <= kSmallDecompMax && n <= kSmallDecompMax) {
+  const bool small_sizes = (!full || m == n) && m <= kSmallDecompMax && n <= kSmallDecompMax;
+  bool batched = false;
+  if constexpr (small::has_batch_kernels_v<T>)
+    batched =
+        small_sizes && A.count >= small::kBatchMinCount && std::max(m, n) <= small::kBatchDecompMax;
+  if (batched) {
+    if constexpr (small::has_batch_kernels_v<T>) {
+      f = for_each_small_tile<T>(
+          ctx, A, work, [&](I b, T* dst) { A.pack_row_major(b, dst); },
+          [&](int nb, const T* const* in, I b0, bool* ok) {
+            T* uo[small::kMaxBatchLanes] = {};
+            T* so[small::kMaxBatchLanes] = {};
+            T* vo[small::kMaxBatchLanes] = {};
+            for (int l = 0; l < nb; ++l) {
+              const I b = b0 + l;
+              uo[l] = vectors ? U + b * m * k : nullptr;
+              so[l] = S + b * k;
+              vo[l] = vectors ? VH + b * k * n : nullptr;
+            }
+            small::svd_batch<T>(static_cast<int>(m), static_cast<int>(n), nb, in,
+                                vectors ? uo : nullptr, so, vectors ? vo : nullptr, ok);
+          });
+    }
+  } else if (small_sizes) {
     f = for_each_matrix(ctx, A.count, work, 0, false, [&](I b, char*) -> I {
       if (!A.finite<T>(b)) return kNonFinite;
       T buf[small::kMaxDim * small::kMaxDim];
@@ -106,7 +159,25 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
   R* W = static_cast<R*>(w.data_ptr());
   const I work = 10 * n * n * n;
   Failure f;
-  if (n <= kSmallDecompMax) {
+  bool batched = false;
+  if constexpr (small::has_batch_kernels_v<T>)
+    batched =
+        A.count >= small::kBatchMinCount && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
+  if (batched) {
+    if constexpr (small::has_batch_kernels_v<T>) {
+      f = for_each_small_tile<T>(
+          ctx, A, work, [&](I b, T* dst) { pack_hermitian(A, b, lower, dst); },
+          [&](int nb, const T* const* in, I b0, bool* ok) {
+            T* wo[small::kMaxBatchLanes] = {};
+            T* vo[small::kMaxBatchLanes] = {};
+            for (int l = 0; l < nb; ++l) {
+              wo[l] = W + (b0 + l) * n;
+              vo[l] = vectors ? V + (b0 + l) * n * n : nullptr;
+            }
+            small::eigh_batch<T>(static_cast<int>(n), nb, in, true, wo, vectors ? vo : nullptr, ok);
+          });
+    }
+  } else if (n <= kSmallDecompMax) {
     f = for_each_matrix(ctx, A.count, work, 0, false, [&](I b, char*) -> I {
       if (!A.finite<T>(b)) return kNonFinite;
       T buf[small::kMaxDim * small::kMaxDim];

@@ -385,12 +385,27 @@ bool svd_impl(int m, int n, const T* a, T* u_out, R<T>* s_out, T* vh_out) {
     converged = !rotated;
   }
 
+  svd_finish<T>(m, n, g, vectors ? v : nullptr, nrm, e, u_out, s_out, vh_out);
+  return converged;
+}
+
+}  // namespace
+
+template <class T>
+void svd_finish(int m, int n, const T* g, const T* v, const real_t<T>* nrm, int e, T* u_out,
+                real_t<T>* s_out, T* vh_out) {
+  using Real = R<T>;
+  constexpr Real eps = Consts<Real>::eps;
+  const bool vectors = v != nullptr;
+  const bool trans = m < n;
+  const int M = trans ? n : m;
+  const int N = trans ? m : n;
   int idx[kMaxDim];
   sort_index(nrm, idx, N, /*descending=*/true);
   Real sv[kMaxDim];
   for (int j = 0; j < N; ++j) sv[j] = std::sqrt(nrm[idx[j]]);
   for (int j = 0; j < N; ++j) s_out[j] = e != 0 ? std::ldexp(sv[j], -e) : sv[j];
-  if (!vectors) return converged;
+  if (!vectors) return;
 
   // Left vectors of the working problem: uw = G v / s, column-major M x N, sorted.
   Scratch<T, kMaxDim * kMaxDim> uw_buf;
@@ -431,8 +446,9 @@ bool svd_impl(int m, int n, const T* a, T* u_out, R<T>* s_out, T* vh_out) {
       for (int j = 0; j < N; ++j)
         for (int i = 0; i < M; ++i) vh_out[j * M + i] = conj_(uw[j * M + i]);
   }
-  return converged;
 }
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // eigh
@@ -518,16 +534,30 @@ bool eigh_impl(int n, const T* a, bool lower, R<T>* w_out, T* v_out) {
     converged = !rotated;
   }
 
+  eigh_finish<T>(n, d, vectors ? V : nullptr, e, w_out, v_out);
+  return converged;
+}
+
+}  // namespace
+
+template <class T>
+void eigh_finish(int n, const real_t<T>* d, const T* V, int e, real_t<T>* w_out, T* v_out) {
   int idx[kMaxDim];
   sort_index(d, idx, n, /*descending=*/false);
   for (int j = 0; j < n; ++j) w_out[j] = e != 0 ? std::ldexp(d[idx[j]], -e) : d[idx[j]];
-  if (vectors)
+  if (V != nullptr)
     for (int j = 0; j < n; ++j) {
       const T* vc = V + idx[j] * n;
       for (int i = 0; i < n; ++i) v_out[i * n + j] = vc[i];
     }
-  return converged;
 }
+
+template <class Real>
+int scale_exponent(Real amax) noexcept {
+  return range_exponent(amax);
+}
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // QR (LAPACK xGEQR2 + xORG2R / xUNG2R)
@@ -713,14 +743,19 @@ void qr(int m, int n, const T* a, T* q, T* r, bool complete) {
   qr_impl<T>(m, n, a, q, r, complete);
 }
 
-#define TENFERRO_SMALL_LINALG_INSTANTIATE(T)                    \
-  template bool svd<T>(int, int, const T*, T*, real_t<T>*, T*); \
-  template bool eigh<T>(int, const T*, bool, real_t<T>*, T*);   \
-  template void qr<T>(int, int, const T*, T*, T*, bool);
+#define TENFERRO_SMALL_LINALG_INSTANTIATE(T)                                                       \
+  template bool svd<T>(int, int, const T*, T*, real_t<T>*, T*);                                    \
+  template bool eigh<T>(int, const T*, bool, real_t<T>*, T*);                                      \
+  template void qr<T>(int, int, const T*, T*, T*, bool);                                           \
+  template void svd_finish<T>(int, int, const T*, const T*, const real_t<T>*, int, T*, real_t<T>*, \
+                              T*);                                                                 \
+  template void eigh_finish<T>(int, const real_t<T>*, const T*, int, real_t<T>*, T*);
 TENFERRO_SMALL_LINALG_INSTANTIATE(float)
 TENFERRO_SMALL_LINALG_INSTANTIATE(double)
 TENFERRO_SMALL_LINALG_INSTANTIATE(c64)
 TENFERRO_SMALL_LINALG_INSTANTIATE(c128)
 #undef TENFERRO_SMALL_LINALG_INSTANTIATE
+template int scale_exponent<float>(float) noexcept;
+template int scale_exponent<double>(double) noexcept;
 
 }  // namespace tenferro::detail::small

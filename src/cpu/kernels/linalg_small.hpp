@@ -60,4 +60,26 @@ bool eigh(int n, const T* a, bool lower, real_t<T>* w, T* v);
 template <class T>
 void qr(int m, int n, const T* a, T* q, T* r, bool complete);
 
+// Stages shared with the batched kernels (linalg_simd_batch.hpp), which run the Jacobi sweeps of
+// many matrices at once with the same floating-point operations in the same order, then finish
+// each matrix with these functions: so a matrix gets bitwise the same result on either path.
+
+/// The power-of-two exponent svd and eigh scale a matrix by, given its largest |entry| (0 when in
+/// range). Real = float or double.
+template <class Real>
+int scale_exponent(Real amax) noexcept;
+
+/// svd after its sweeps: g is the scaled column-major M x N working matrix (M = max(m, n),
+/// N = min(m, n); a, or a^H when m < n), v the accumulated N x N rotations (nullptr: values only),
+/// nrm the squared column norms of g, e the scale exponent. Sorts, scales back and writes u, s, vh
+/// as svd.
+template <class T>
+void svd_finish(int m, int n, const T* g, const T* v, const real_t<T>* nrm, int e, T* u,
+                real_t<T>* s, T* vh);
+
+/// eigh after its sweeps: d the scaled diagonal, V the column-major accumulated rotations
+/// (nullptr: values only), e the scale exponent. Sorts, scales back and writes w, v as eigh.
+template <class T>
+void eigh_finish(int n, const real_t<T>* d, const T* V, int e, real_t<T>* w, T* v);
+
 }  // namespace tenferro::detail::small
