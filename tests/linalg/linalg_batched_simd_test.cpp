@@ -1,4 +1,4 @@
-// The batched small svd / eigh kernels (cpu/kernels/linalg_simd_batch.hpp, Note [Batched small
+// The batched small svd / eigh / qr kernels (cpu/kernels/linalg_simd_batch.hpp, Note [Batched small
 // linalg kernels]): one SIMD lane per matrix.
 //
 // Why: the batched kernels replace the scalar ones (linalg_small.hpp) for f32/f64 batches, and a
@@ -7,17 +7,18 @@
 //   - kernel level: for every m, n in {1, 2, 3, 4, 5, 8} (eigh: n x n), random and adversarial
 //     inputs (zero, rank 1, rank k/2, repeated columns, identity, repeated values, orthogonal
 //     times 3, huge 1e150 / tiny 1e-150 scale (f32 1e30 / 1e-30), tiny rank 1, graded columns;
-//     eigh: Hermitian versions, both triangles with garbage in the other one) are put in tiles in
-//     two different orders, with empty lanes and partial tiles, and every lane's u, s, vh (w, v)
-//     and convergence flag must equal small::svd's (small::eigh's) bitwise, vectors and values
-//     only. The scalar kernels' accuracy against LAPACK on the same families of inputs is
-//     tests/linalg/linalg_small_kernels_test.cpp; here the batched results are also checked
-//     directly (reconstruction, orthonormality, ordering; long double residuals, tolerance
-//     20 * max(m, n) * eps).
-//   - op level: svd / svdvals / eigh of a batch of 37 matrices at thread budgets 1 and 4 (both
+//     eigh: Hermitian versions, both triangles with garbage in the other one; qr: m, n up to 16,
+//     reduced and complete) are put in tiles in two different orders, with empty lanes and partial
+//     tiles, and every lane's u, s, vh (w, v; q, r) and convergence flag must equal small::svd's
+//     (small::eigh's, small::qr's) bitwise, vectors and values only. The scalar kernels' accuracy
+//     against LAPACK on the same families of inputs is tests/linalg/linalg_small_kernels_test.cpp;
+//     here the batched results are also checked directly (reconstruction, orthonormality, ordering;
+//     long double residuals, tolerance 20 * max(m, n) * eps).
+//   - op level: svd / svdvals / eigh / qr of a batch of 37 matrices at thread budgets 1 and 4 (both
 //     backend kinds); the matrices at positions 0, 3 and 17 must equal, bitwise, the results of the
 //     same matrix computed alone (batch of one, and unbatched) and inside a shifted batch.
-//   - non-finite input names the lowest batch index whatever tile it is in.
+//   - non-finite input names the lowest batch index whatever tile it is in; a NaN matrix in a qr
+//     tile (qr reports no error) leaves its tile-mates' results unchanged.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -398,6 +399,62 @@ void check_eigh_kernel() {
     }
 }
 
+template <class T>
+void check_qr_kernel() {
+  const int L = sm::batch_lanes<T>();
+  const double eps = std::numeric_limits<T>::epsilon();
+  Rng g{555 + sizeof(T)};
+  for (int m : {1, 2, 3, 4, 5, 8, 16})
+    for (int n : {1, 2, 3, 4, 5, 8, 16})
+      for (bool complete : {false, true}) {
+        const int k = std::min(m, n), nq = complete ? m : k, rr = nq;
+        const std::vector<Case<T>> cs = general_cases<T>(m, n, g);
+        const int nc = static_cast<int>(cs.size());
+        std::vector<std::vector<T>> rq(nc, std::vector<T>(m * nq)), rrr(nc, std::vector<T>(rr * n));
+        for (int c = 0; c < nc; ++c)
+          sm::qr<T>(m, n, cs[c].a.data(), rq[c].data(), rrr[c].data(), complete);
+        for (const std::vector<int>& tile : arrangements(nc, L)) {
+          const int count = static_cast<int>(tile.size());
+          std::vector<std::vector<T>> q(count, std::vector<T>(m * nq)),
+              r(count, std::vector<T>(rr * n));
+          const T* in[sm::kMaxBatchLanes] = {};
+          T *qo[sm::kMaxBatchLanes] = {}, *ro[sm::kMaxBatchLanes] = {};
+          for (int l = 0; l < count; ++l) {
+            in[l] = tile[l] < 0 ? nullptr : cs[tile[l]].a.data();
+            qo[l] = q[l].data();
+            ro[l] = r[l].data();
+          }
+          sm::qr_batch<T>(m, n, count, in, qo, ro, complete);
+          for (int l = 0; l < count; ++l) {
+            const int c = tile[l];
+            if (c < 0) continue;
+            const std::string where = std::string(type_name<T>()) + " " + std::to_string(m) + "x" +
+                                      std::to_string(n) + (complete ? " complete " : " reduced ") +
+                                      cs[c].name + " lane " + std::to_string(l);
+            EXPECT_TRUE(same(q[l], rq[c])) << "q " << where;
+            EXPECT_TRUE(same(r[l], rrr[c])) << "r " << where;
+            // a = q r, q orthonormal columns.
+            long double err = 0, nrm = 0;
+            for (int i = 0; i < m; ++i)
+              for (int j = 0; j < n; ++j) {
+                long double x = 0;
+                for (int p = 0; p < nq; ++p) x += (long double)q[l][i * nq + p] * r[l][p * n + j];
+                err += (x - cs[c].a[i * n + j]) * (x - cs[c].a[i * n + j]);
+                nrm += (long double)cs[c].a[i * n + j] * cs[c].a[i * n + j];
+              }
+            const double tol = 20.0 * std::max(m, n) * eps;
+            EXPECT_LE(nrm == 0 ? std::sqrt(err) : std::sqrt(err / nrm), tol) << where;
+            EXPECT_LE(orth_error(q[l], m, nq, false), tol) << "q orthonormal " << where;
+          }
+        }
+      }
+}
+
+TEST(LinalgBatchedSimd, QrLanesEqualScalarKernelBitwise) {
+  check_qr_kernel<float>();
+  check_qr_kernel<double>();
+}
+
 TEST(LinalgBatchedSimd, SvdLanesEqualScalarKernelBitwise) {
   check_svd_kernel<float>();
   check_svd_kernel<double>();
@@ -416,13 +473,15 @@ using namespace tenferro::linalg_test;
 std::vector<Tensor> decompose(const Tensor& a, const Tensor& h) {
   const SvdResult s = svd(a);
   const EighResult e = eigh(h);
-  return {s.U, s.S, s.Vh, svdvals(a), e.eigenvalues, e.eigenvectors, eigvalsh(h)};
+  const QrResult q = qr(a);
+  return {s.U, s.S, s.Vh, svdvals(a), e.eigenvalues, e.eigenvectors, eigvalsh(h), q.Q, q.R};
 }
 
 TEST(LinalgBatchedSimd, MatrixResultIndependentOfBatchPositionAndThreads) {
   const std::int64_t kBatch = 37;
   for (DType dt : {DType::f32, DType::f64})
-    for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{4, 4}, {8, 8}, {2, 2}, {3, 5}}) {
+    for (auto [m, n] :
+         {std::pair<std::int64_t, std::int64_t>{4, 4}, {8, 8}, {2, 2}, {3, 5}, {16, 16}, {12, 6}}) {
       const Tensor a = random({kBatch + 1, m, n}, 11, dt);
       const Tensor h = hermitian(random({kBatch + 1, n, n}, 12, dt));
       const Tensor a0 = slice(a, 0, 0, kBatch), h0 = slice(h, 0, 0, kBatch);
@@ -473,6 +532,23 @@ TEST(LinalgBatchedSimd, LargeBatchSplitAcrossThreadsAgreesBitwise) {
         EXPECT_TRUE(bitwise_equal(r[i], ref[i])) << "output " << i << " at " << threads;
     }
   }
+}
+
+TEST(LinalgBatchedSimd, NonFiniteQrMatrixDoesNotTouchItsTileMates) {
+  // qr reports no error for NaN (it propagates): the other matrices of the tile are unaffected.
+  for (DType dt : {DType::f32, DType::f64})
+    for (std::int64_t n : {4, 8}) {
+      const Tensor base = random({19, n, n}, 41, dt);
+      std::vector<Tensor> ms;
+      for (std::int64_t b = 0; b < 19; ++b)
+        ms.push_back(b == 1 ? at(base, b) * NAN : b == 2 ? at(base, b) * INFINITY : at(base, b));
+      const QrResult whole = qr(stack(ms));
+      for (std::int64_t b : {0, 3, 9}) {
+        const QrResult alone = qr(at(base, b));
+        EXPECT_TRUE(bitwise_equal(at(whole.Q, b), alone.Q)) << b;
+        EXPECT_TRUE(bitwise_equal(at(whole.R, b), alone.R)) << b;
+      }
+    }
 }
 
 TEST(LinalgBatchedSimd, NonFiniteInputNamesLowestBatchIndex) {

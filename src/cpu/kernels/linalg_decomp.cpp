@@ -230,6 +230,34 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
     return;
   }
   const I work = 4 * m * n * k;
+  bool batched = false;
+  if constexpr (small::has_batch_kernels_v<T>)
+    batched = A.count >= small::kBatchMinCount && m <= small::kBatchQrMax &&
+              n <= small::kBatchQrMax && m <= kSmallQrMax && n <= kSmallQrMax;
+  if (batched) {
+    // Householder QR has no failure (NaN propagates, as in the scalar kernel): non-finite
+    // matrices are computed like the others.
+    if constexpr (small::has_batch_kernels_v<T>) {
+      const I lanes = small::batch_lanes<T>();
+      for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+        T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];
+        const T* in[small::kMaxBatchLanes] = {};
+        T* qo[small::kMaxBatchLanes] = {};
+        T* ro[small::kMaxBatchLanes] = {};
+        for (I l = 0; l < nb; ++l) {
+          const I b = b0 + l;
+          A.pack_row_major(b, buf + l * m * n);
+          in[l] = buf + l * m * n;
+          qo[l] = Q + b * m * qcols;
+          ro[l] = RR + b * rrows * n;
+        }
+        small::qr_batch<T>(static_cast<int>(m), static_cast<int>(n), static_cast<int>(nb), in, qo,
+                           ro, complete);
+        return Failure{};
+      });
+    }
+    return;
+  }
   if (m <= kSmallQrMax && n <= kSmallQrMax) {
     for_each_matrix(ctx, A.count, work, 0, false, [&](I b, char*) -> I {
       T buf[small::kMaxDim * small::kMaxDim];

@@ -331,6 +331,183 @@ void eigh_tile(int n, int count, const T* const* a, bool lower, T* const* w_out,
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// QR: xGEQR2 + xORG2R as qr_impl / larfg / nrm2 / lapy2 / apply_reflector of linalg_small.cpp.
+
+// nrm2 of the len elements x[0], x[L], ...: the plain sum of squares where it is safe, else the
+// scaled sum (a single accumulator, as the scalar code).
+template <class D, class T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> nrm2(const Tile<D>& t, const T* x, int len) {
+  const D d = t.d;
+  using V = hn::Vec<D>;
+  const V ss = dot(t, x, x, len);
+  const auto safe = hn::And(
+      hn::Ge(ss, hn::Set(d, std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon())),
+      hn::Le(ss, hn::Set(d, std::numeric_limits<T>::max() / 4)));
+  const V fast = hn::Sqrt(ss);
+  if (hn::AllTrue(d, safe)) return fast;
+  V scale = hn::Zero(d);
+  for (int i = 0; i < len; ++i) {  // maxr: a NaN element does not replace scale
+    const V ax = hn::Abs(t.load(x, i));
+    scale = hn::IfThenElse(hn::Lt(scale, ax), ax, scale);
+  }
+  const auto zero = hn::Eq(scale, hn::Zero(d));
+  V acc = hn::Zero(d);
+  for (int i = 0; i < len; ++i) {
+    const V q = hn::Div(t.load(x, i), scale);
+    acc = hn::Add(acc, mul(q, q));
+  }
+  const V slow = hn::IfThenZeroElse(zero, mul(scale, hn::Sqrt(acc)));
+  return hn::IfThenElse(safe, fast, slow);
+}
+
+// -copysign(lapy2(alpha, xnorm), alpha).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V larfg_beta(D d, V alpha, V xnorm) {
+  using T = hn::TFromD<D>;
+  const V xa = hn::Abs(alpha), ya = hn::Abs(xnorm);
+  // std::fmax / fmin: a NaN operand gives the other one.
+  const auto xnan = hn::IsNaN(xa), ynan = hn::IsNaN(ya);
+  const V w = hn::IfThenElse(xnan, ya, hn::IfThenElse(ynan, xa, hn::Max(xa, ya)));
+  const V z = hn::IfThenElse(xnan, ya, hn::IfThenElse(ynan, xa, hn::Min(xa, ya)));
+  const V q = hn::Div(z, w);
+  const V r = mul(w, hn::Sqrt(hn::Add(hn::Set(d, T(1)), mul(q, q))));
+  const auto plain =
+      hn::Or(hn::Eq(z, hn::Zero(d)), hn::Gt(w, hn::Set(d, std::numeric_limits<T>::max())));
+  return hn::Neg(hn::CopySign(hn::IfThenElse(plain, w, r), alpha));
+}
+
+// larfg on the column x[0..len) (x[0] = alpha): returns tau, overwrites alpha with beta and the
+// rest with v (lanes with a zero tail: tau = 0, nothing changes).
+template <class D, class T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> larfg(const Tile<D>& t, T* x, int len) {
+  const D d = t.d;
+  using V = hn::Vec<D>;
+  if (len <= 1) return hn::Zero(d);
+  constexpr T safmin = std::numeric_limits<T>::min() / std::numeric_limits<T>::epsilon();
+  V xnorm = nrm2(t, x + t.L, len - 1);
+  V alphr = t.load(x, 0);
+  const auto skip = hn::Eq(xnorm, hn::Zero(d));
+  V beta = larfg_beta(d, alphr, xnorm);
+  const V vsafmin = hn::Set(d, safmin);
+  auto need = hn::AndNot(skip, hn::Lt(hn::Abs(beta), vsafmin));
+  V knt = hn::Zero(d);
+  if (!hn::AllFalse(d, need)) {
+    const V rsafmn = hn::Set(d, 1 / safmin);
+    auto go = need;
+    do {
+      knt = hn::Add(knt, hn::IfThenElseZero(go, hn::Set(d, T(1))));
+      for (int i = 1; i < len; ++i)
+        t.store(hn::IfThenElse(go, mul(t.load(x, i), rsafmn), t.load(x, i)), x, i);
+      beta = hn::IfThenElse(go, mul(beta, rsafmn), beta);
+      alphr = hn::IfThenElse(go, mul(alphr, rsafmn), alphr);
+      go = hn::And(go, hn::And(hn::Lt(hn::Abs(beta), vsafmin), hn::Lt(knt, hn::Set(d, T(20)))));
+    } while (!hn::AllFalse(d, go));
+    xnorm = hn::IfThenElse(need, nrm2(t, x + t.L, len - 1), xnorm);
+    beta = hn::IfThenElse(need, larfg_beta(d, alphr, xnorm), beta);
+  }
+  const V tau = hn::Div(hn::Sub(beta, alphr), beta);
+  const V sc = hn::Div(hn::Set(d, T(1)), hn::Sub(alphr, beta));
+  for (int i = 1; i < len; ++i) {
+    const V xi = t.load(x, i);
+    t.store(hn::IfThenElse(skip, xi, mul(xi, sc)), x, i);
+  }
+  if (!hn::AllFalse(d, need)) {
+    for (int j = 0; j < 20; ++j)
+      beta = hn::IfThenElse(hn::Lt(hn::Set(d, T(j)), knt), mul(beta, vsafmin), beta);
+  }
+  t.store(hn::IfThenElse(skip, t.load(x, 0), beta), x, 0);
+  return hn::IfThenZeroElse(skip, tau);
+}
+
+// C := (I - tau v v^T) C for cols columns of ld elements (v[0] = 1 stored by the caller); lanes
+// with tau = 0 are left alone.
+template <class D, class T = hn::TFromD<D>>
+HWY_INLINE void apply_reflector(const Tile<D>& t, const T* v, int rows, hn::Vec<D> tau, T* C,
+                                int ld, int cols) {
+  const auto active = hn::Ne(tau, hn::Zero(t.d));
+  if (hn::AllFalse(t.d, active)) return;
+  for (int j = 0; j < cols; ++j) {
+    T* cj = C + static_cast<std::size_t>(j) * ld * t.L;
+    const auto wj = mul(tau, dot(t, v, cj, rows));
+    for (int i = 0; i < rows; ++i) {
+      const auto c = t.load(cj, i);
+      t.store(hn::IfThenElse(active, hn::Sub(c, mul(wj, t.load(v, i))), c), cj, i);
+    }
+  }
+}
+
+template <class T>
+void qr_tile(int m, int n, int count, const T* const* a, T* const* q_out, T* const* r_out,
+             bool complete) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  constexpr std::size_t kL = hn::MaxLanes(d);
+  const Tile<decltype(d)> t{d, hn::Lanes(d)};
+  const int L = static_cast<int>(t.L);
+  const int k = m < n ? m : n;
+  HWY_ALIGN T W[kMaxDim * kMaxDim * kL];  // W(i, j) = W[(j * m + i) * L + lane]
+  HWY_ALIGN T Q[kMaxDim * kMaxDim * kL];
+  HWY_ALIGN T tau[kMaxDim * kL];
+  for (int l = 0; l < L; ++l) {
+    const T* al = l < count ? a[l] : nullptr;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) W[(j * m + i) * L + l] = al == nullptr ? T(0) : al[i * n + j];
+  }
+  const V one = hn::Set(d, T(1));
+  for (int i = 0; i < k; ++i) {
+    T* col = W + (i * m + i) * L;
+    const V ti = larfg(t, col, m - i);
+    t.store(ti, tau, i);
+    if (i < n - 1) {
+      const V diag = t.load(col, 0);
+      t.store(one, col, 0);
+      apply_reflector(t, col, m - i, ti, col + m * L, m, n - i - 1);
+      t.store(diag, col, 0);
+    }
+  }
+  const int rrows = complete ? m : k;
+  for (int l = 0; l < count; ++l) {
+    if (a[l] == nullptr) continue;
+    T* r = r_out[l];
+    for (int i = 0; i < rrows; ++i)
+      for (int j = 0; j < n; ++j) r[i * n + j] = i <= j ? W[(j * m + i) * L + l] : T(0);
+  }
+
+  const int nq = complete ? m : k;
+  for (int j = 0; j < k; ++j)
+    for (int i = 0; i < m; ++i) t.store(t.load(W, j * m + i), Q, j * m + i);
+  for (int j = k; j < nq; ++j)
+    for (int i = 0; i < m; ++i) t.store(hn::Set(d, T(i == j ? 1 : 0)), Q, j * m + i);
+  for (int i = k - 1; i >= 0; --i) {
+    T* col = Q + (i * m + i) * L;
+    const V ti = t.load(tau, i);
+    if (i < nq - 1) {
+      t.store(one, col, 0);
+      apply_reflector(t, col, m - i, ti, col + m * L, m, nq - i - 1);
+    }
+    const V mt = hn::Neg(ti);
+    for (int r = 1; r < m - i; ++r) t.store(mul(mt, t.load(col, r)), col, r);
+    t.store(hn::Sub(one, ti), col, 0);
+    for (int r = 0; r < i; ++r) t.store(hn::Zero(d), Q, i * m + r);
+  }
+  for (int l = 0; l < count; ++l) {
+    if (a[l] == nullptr) continue;
+    T* q = q_out[l];
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < nq; ++j) q[i * nq + j] = Q[(j * m + i) * L + l];
+  }
+}
+
+void QrF32(int m, int n, int count, const float* const* a, float* const* q, float* const* r,
+           bool complete) {
+  qr_tile<float>(m, n, count, a, q, r, complete);
+}
+void QrF64(int m, int n, int count, const double* const* a, double* const* q, double* const* r,
+           bool complete) {
+  qr_tile<double>(m, n, count, a, q, r, complete);
+}
+
 int LanesF32() { return static_cast<int>(hn::Lanes(hn::ScalableTag<float>())); }
 int LanesF64() { return static_cast<int>(hn::Lanes(hn::ScalableTag<double>())); }
 void SvdF32(int m, int n, int count, const float* const* a, float* const* u, float* const* s,
@@ -363,6 +540,8 @@ HWY_EXPORT(SvdF32);
 HWY_EXPORT(SvdF64);
 HWY_EXPORT(EighF32);
 HWY_EXPORT(EighF64);
+HWY_EXPORT(QrF32);
+HWY_EXPORT(QrF64);
 
 template <>
 int batch_lanes<float>() {
@@ -393,6 +572,17 @@ template <>
 void eigh_batch<double>(int n, int count, const double* const* a, bool lower, double* const* w,
                         double* const* v, bool* ok) {
   HWY_DYNAMIC_DISPATCH(EighF64)(n, count, a, lower, w, v, ok);
+}
+
+template <>
+void qr_batch<float>(int m, int n, int count, const float* const* a, float* const* q,
+                     float* const* r, bool complete) {
+  HWY_DYNAMIC_DISPATCH(QrF32)(m, n, count, a, q, r, complete);
+}
+template <>
+void qr_batch<double>(int m, int n, int count, const double* const* a, double* const* q,
+                      double* const* r, bool complete) {
+  HWY_DYNAMIC_DISPATCH(QrF64)(m, n, count, a, q, r, complete);
 }
 
 }  // namespace tenferro::detail::small

@@ -35,11 +35,14 @@ namespace tenferro::detail::small {
 /// The most lanes a tile has on any target (f32 on AVX-512).
 inline constexpr int kMaxBatchLanes = 16;
 
-/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd and
-/// eigh batches of at least kBatchMinCount matrices of order <= kBatchDecompMax take the batched
-/// kernels; the other small ones the scalar kernels. Either way a matrix's result is the same.
+/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd,
+/// eigh and qr batches of at least kBatchMinCount matrices of order <= kBatchDecompMax take the
+/// batched kernels; the other small ones the scalar kernels. Either way a matrix's result is the
+/// same.
 inline constexpr int kBatchMinCount = 2;
 inline constexpr int kBatchDecompMax = 8;
+/// The same for qr (both dimensions).
+inline constexpr int kBatchQrMax = 16;
 
 /// True when the batched kernels exist for T (f32, f64; complex types keep the scalar kernels).
 template <class T>
@@ -60,5 +63,9 @@ void svd_batch(int m, int n, int count, const T* const* a, T* const* u, T* const
 template <class T>
 void eigh_batch(int n, int count, const T* const* a, bool lower, T* const* w, T* const* v,
                 bool* ok);
+
+/// small::qr of count <= batch_lanes<T>() m x n matrices: q[l], r[l] as small::qr's outputs.
+template <class T>
+void qr_batch(int m, int n, int count, const T* const* a, T* const* q, T* const* r, bool complete);
 
 }  // namespace tenferro::detail::small
