@@ -83,8 +83,8 @@ void svd_t(ExecContext& ctx, const Tensor& a, Tensor* u, Tensor& s, Tensor* vh, 
   const bool small_sizes = (!full || m == n) && m <= kSmallDecompMax && n <= kSmallDecompMax;
   bool batched = false;
   if constexpr (small::has_batch_kernels_v<T>)
-    batched =
-        small_sizes && A.count >= small::kBatchMinCount && std::max(m, n) <= small::kBatchDecompMax;
+    batched = small_sizes && std::max(m, n) >= small::kBatchDecompMin &&
+              std::max(m, n) <= small::kBatchDecompMax;
   if (batched) {
     if constexpr (small::has_batch_kernels_v<T>) {
       f = for_each_small_tile<T>(
@@ -99,8 +99,15 @@ void svd_t(ExecContext& ctx, const Tensor& a, Tensor* u, Tensor& s, Tensor* vh, 
               so[l] = S + b * k;
               vo[l] = vectors ? VH + b * k * n : nullptr;
             }
-            small::svd_batch<T>(static_cast<int>(m), static_cast<int>(n), nb, in,
-                                vectors ? uo : nullptr, so, vectors ? vo : nullptr, ok);
+            if (small::tile_pays_off(nb, small::batch_lanes<T>())) {
+              small::svd_batch<T>(static_cast<int>(m), static_cast<int>(n), nb, in,
+                                  vectors ? uo : nullptr, so, vectors ? vo : nullptr, ok);
+              return;
+            }
+            for (int l = 0; l < nb; ++l)
+              if (in[l] != nullptr)
+                ok[l] = small::svd<T>(static_cast<int>(m), static_cast<int>(n), in[l], uo[l], so[l],
+                                      vo[l]);
           });
     }
   } else if (small_sizes) {
@@ -161,8 +168,7 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
   Failure f;
   bool batched = false;
   if constexpr (small::has_batch_kernels_v<T>)
-    batched =
-        A.count >= small::kBatchMinCount && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
+    batched = n >= small::kBatchDecompMin && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
   if (batched) {
     if constexpr (small::has_batch_kernels_v<T>) {
       f = for_each_small_tile<T>(
@@ -174,7 +180,14 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
               wo[l] = W + (b0 + l) * n;
               vo[l] = vectors ? V + (b0 + l) * n * n : nullptr;
             }
-            small::eigh_batch<T>(static_cast<int>(n), nb, in, true, wo, vectors ? vo : nullptr, ok);
+            if (small::tile_pays_off(nb, small::batch_lanes<T>())) {
+              small::eigh_batch<T>(static_cast<int>(n), nb, in, true, wo, vectors ? vo : nullptr,
+                                   ok);
+              return;
+            }
+            for (int l = 0; l < nb; ++l)
+              if (in[l] != nullptr)
+                ok[l] = small::eigh<T>(static_cast<int>(n), in[l], true, wo[l], vo[l]);
           });
     }
   } else if (n <= kSmallDecompMax) {
@@ -232,8 +245,8 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
   const I work = 4 * m * n * k;
   bool batched = false;
   if constexpr (small::has_batch_kernels_v<T>)
-    batched = A.count >= small::kBatchMinCount && m <= small::kBatchQrMax &&
-              n <= small::kBatchQrMax && m <= kSmallQrMax && n <= kSmallQrMax;
+    batched =
+        m <= small::kBatchQrMax && n <= small::kBatchQrMax && m <= kSmallQrMax && n <= kSmallQrMax;
   if (batched) {
     // Householder QR has no failure (NaN propagates, as in the scalar kernel): non-finite
     // matrices are computed like the others.
@@ -251,8 +264,12 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
           qo[l] = Q + b * m * qcols;
           ro[l] = RR + b * rrows * n;
         }
-        small::qr_batch<T>(static_cast<int>(m), static_cast<int>(n), static_cast<int>(nb), in, qo,
-                           ro, complete);
+        if (small::tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes)))
+          small::qr_batch<T>(static_cast<int>(m), static_cast<int>(n), static_cast<int>(nb), in, qo,
+                             ro, complete);
+        else
+          for (I l = 0; l < nb; ++l)
+            small::qr<T>(static_cast<int>(m), static_cast<int>(n), in[l], qo[l], ro[l], complete);
         return Failure{};
       });
     }

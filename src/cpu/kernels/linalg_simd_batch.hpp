@@ -35,14 +35,17 @@ namespace tenferro::detail::small {
 /// The most lanes a tile has on any target (f32 on AVX-512).
 inline constexpr int kMaxBatchLanes = 16;
 
-/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd,
-/// eigh and qr batches of at least kBatchMinCount matrices of order <= kBatchDecompMax take the
-/// batched kernels; the other small ones the scalar kernels. Either way a matrix's result is the
-/// same.
-inline constexpr int kBatchMinCount = 2;
+/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd and
+/// eigh with kBatchDecompMin <= max(m, n) <= kBatchDecompMax, and qr with m, n <= kBatchQrMax, run
+/// tile by tile; a tile with at least half its lanes used (tile_pays_off) takes the batched
+/// kernel, a smaller one (a short batch, or a batch's short last tile) the scalar kernel per
+/// matrix. Either way a matrix's result is the same.
+inline constexpr int kBatchDecompMin = 3;
 inline constexpr int kBatchDecompMax = 8;
-/// The same for qr (both dimensions).
 inline constexpr int kBatchQrMax = 16;
+
+/// Whether a tile of `count` matrices out of `lanes` is faster batched than one by one.
+inline bool tile_pays_off(int count, int lanes) noexcept { return 2 * count >= lanes; }
 
 /// True when the batched kernels exist for T (f32, f64; complex types keep the scalar kernels).
 template <class T>

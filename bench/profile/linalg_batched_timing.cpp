@@ -1,0 +1,157 @@
+// Timing of the batched small linalg kernels (cpu/kernels/linalg_simd_batch.hpp, one SIMD lane per
+// matrix) against the scalar ones (linalg_small.hpp): median ns per matrix, f64 and f32, square
+// n x n, n in {2, 3, 4, 6, 8, 12, 16}, for svd, eigh and reduced qr (all with vectors):
+//   scalar:  small::svd / eigh / qr one matrix after the other over a batch of 64;
+//   b64:     the batched kernel over a batch of 64 (full tiles of batch_lanes<T>() matrices);
+//   b2:      the batched kernel on a tile holding 2 matrices (the smallest batch it is used for);
+//   b1:      the batched kernel on a tile holding 1 matrix.
+// Packing from a strided tensor and the engine's dispatch are not included (the same for both).
+// LAPACK's times for the same sizes (f64): bench/profile/linalg_small_timing.cpp. Results: docs/
+// linalg.md, "Measured crossover".
+//
+// Not part of the CMake build. Build with the release preset's flags and run, from the repository
+// root (the g++ command is one line, wrapped here):
+//   g++ -std=c++20 -O3 -DNDEBUG -I include -I src -o /tmp/linalg_batched_timing
+//       bench/profile/linalg_batched_timing.cpp src/cpu/kernels/linalg_small.cpp
+//       src/cpu/kernels/linalg_simd_batch.cpp -lhwy
+//   /tmp/linalg_batched_timing
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
+#include <vector>
+
+#include "cpu/kernels/linalg_simd_batch.hpp"
+
+namespace {
+
+namespace sm = tenferro::detail::small;
+
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {  // splitmix64
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return double(next() >> 11) * 0x1.0p-53 * 2 - 1; }  // [-1, 1)
+};
+
+volatile double sink;
+
+template <class F>
+double time_ns(F&& f, int batch) {
+  // Calibrate repetitions to ~2 ms per sample, take the median of 21 samples.
+  using clk = std::chrono::steady_clock;
+  int reps = 1;
+  for (;;) {
+    auto t0 = clk::now();
+    for (int r = 0; r < reps; ++r) f();
+    const double dt = std::chrono::duration<double, std::nano>(clk::now() - t0).count();
+    if (dt > 2e6 || reps > (1 << 20)) break;
+    reps *= 2;
+  }
+  std::vector<double> samples;
+  for (int s = 0; s < 21; ++s) {
+    auto t0 = clk::now();
+    for (int r = 0; r < reps; ++r) f();
+    samples.push_back(std::chrono::duration<double, std::nano>(clk::now() - t0).count() /
+                      (double(reps) * batch));
+  }
+  std::nth_element(samples.begin(), samples.begin() + 10, samples.end());
+  return samples[10];
+}
+
+enum class Op { svd, eigh, qr };
+
+// Per-matrix output pointers into out (n * n per matrix and output), for count matrices from b0.
+template <class T>
+void run_batched(Op op, int n, int count, const std::vector<T>& in, int b0, std::vector<T>& o1,
+                 std::vector<T>& o2, std::vector<T>& o3) {
+  const T* a[sm::kMaxBatchLanes];
+  T *p1[sm::kMaxBatchLanes], *p2[sm::kMaxBatchLanes], *p3[sm::kMaxBatchLanes];
+  bool ok[sm::kMaxBatchLanes];
+  for (int l = 0; l < count; ++l) {
+    const int b = b0 + l;
+    a[l] = in.data() + b * n * n;
+    p1[l] = o1.data() + b * n * n;
+    p2[l] = o2.data() + b * n * n;
+    p3[l] = o3.data() + b * n * n;
+  }
+  if (op == Op::svd) sm::svd_batch<T>(n, n, count, a, p1, p2, p3, ok);
+  if (op == Op::eigh) sm::eigh_batch<T>(n, count, a, true, p2, p1, ok);
+  if (op == Op::qr) sm::qr_batch<T>(n, n, count, a, p1, p3, false);
+}
+
+template <class T>
+void run_scalar(Op op, int n, const T* a, T* o1, T* o2, T* o3) {
+  if (op == Op::svd) sm::svd<T>(n, n, a, o1, o2, o3);
+  if (op == Op::eigh) sm::eigh<T>(n, a, true, o2, o1);
+  if (op == Op::qr) sm::qr<T>(n, n, a, o1, o3, false);
+}
+
+template <class T>
+void time_type() {
+  const char* tn = std::is_same_v<T, double> ? "f64" : "f32";
+  const int L = sm::batch_lanes<T>();
+  constexpr int kBatch = 64;
+  std::printf("\n%s, %d lanes per tile: ns per matrix (median)\n", tn, L);
+  std::printf("%4s | %8s %8s %8s %8s | %8s %8s %8s %8s | %8s %8s %8s %8s\n", "n", "svd", "b64",
+              "b2", "b1", "eigh", "b64", "b2", "b1", "qr", "b64", "b2", "b1");
+  Rng g{777};
+  for (int n : {2, 3, 4, 6, 8, 12, 16}) {
+    std::vector<T> as(kBatch * n * n), hs(kBatch * n * n);
+    for (T& x : as) x = T(g.uniform());
+    for (int b = 0; b < kBatch; ++b) {
+      T* h = hs.data() + b * n * n;
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j <= i; ++j) h[i * n + j] = h[j * n + i] = T(g.uniform());
+    }
+    std::vector<T> o1(kBatch * n * n), o2(kBatch * n * n), o3(kBatch * n * n);
+    double t[3][4];
+    for (Op op : {Op::svd, Op::eigh, Op::qr}) {
+      const std::vector<T>& in = op == Op::eigh ? hs : as;
+      double* r = t[static_cast<int>(op)];
+      r[0] = time_ns(
+          [&] {
+            for (int b = 0; b < kBatch; ++b)
+              run_scalar<T>(op, n, in.data() + b * n * n, o1.data(), o2.data(), o3.data());
+            sink = sink + double(o1[0]);
+          },
+          kBatch);
+      r[1] = time_ns(
+          [&] {
+            for (int b0 = 0; b0 < kBatch; b0 += L)
+              run_batched<T>(op, n, std::min(L, kBatch - b0), in, b0, o1, o2, o3);
+            sink = sink + double(o1[0]);
+          },
+          kBatch);
+      r[2] = time_ns(
+          [&] {
+            run_batched<T>(op, n, 2, in, 0, o1, o2, o3);
+            sink = sink + double(o1[0]);
+          },
+          2);
+      r[3] = time_ns(
+          [&] {
+            run_batched<T>(op, n, 1, in, 0, o1, o2, o3);
+            sink = sink + double(o1[0]);
+          },
+          1);
+    }
+    std::printf(
+        "%4d | %8.0f %8.0f %8.0f %8.0f | %8.0f %8.0f %8.0f %8.0f | %8.0f %8.0f %8.0f %8.0f\n", n,
+        t[0][0], t[0][1], t[0][2], t[0][3], t[1][0], t[1][1], t[1][2], t[1][3], t[2][0], t[2][1],
+        t[2][2], t[2][3]);
+  }
+}
+
+}  // namespace
+
+int main() {
+  time_type<double>();
+  time_type<float>();
+  return 0;
+}
