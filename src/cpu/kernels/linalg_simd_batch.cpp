@@ -1,4 +1,4 @@
-// Batched small svd / eigh (Note [Batched small linalg kernels] in linalg_simd_batch.hpp).
+// Batched small svd / eigh / qr (Note [Batched small linalg kernels] in linalg_simd_batch.hpp).
 // foreach_target.h compiles this file once per x86 target (as simd_map.cpp); HWY_DYNAMIC_DISPATCH
 // picks the best one on the first call. Each function mirrors its scalar twin in linalg_small.cpp
 // operation for operation: change one, change both.

@@ -1,4 +1,4 @@
-// Small svd / eigh run across a batch: one SIMD lane per matrix.
+// Small svd / eigh / qr run across a batch: one SIMD lane per matrix.
 //
 // Note [Batched small linalg kernels]: the scalar kernels of linalg_small.hpp (Note [Small linalg
 // kernels]) spend their time in short loops (a 4x4 svd rotates columns of length 4) that do not
