@@ -15,6 +15,9 @@ target_include_directories(tests_dist PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${
 if(TENFERRO_TEST_OPT)  # Note [Test compile flags] (MPI's flags differ: no shared PCH here)
   target_compile_options(tests_dist PRIVATE ${TENFERRO_TEST_OPT})
 endif()
+if(TENFERRO_TEST_LLD AND TENFERRO_LLD)
+  target_link_options(tests_dist PRIVATE -fuse-ld=lld)
+endif()
 foreach(ranks 1 2 3)
   add_test(NAME dist.ranks${ranks}
     COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe

@@ -46,7 +46,7 @@ MapPlan<2> plan_map1(const AnyView& out, const AnyView& a) {
 void run_map1(ExecContext& ctx, UnaryRun run, const MapPlan<2>& plan, void* o, const void* x,
               std::int64_t cost) {
   const std::int64_t n = plan.n;
-  const auto [eo, ex] = plan.item;
+  const std::size_t eo = plan.item[0], ex = plan.item[1];  // (clang 14 cannot capture bindings)
   if (plan.path == MapPath::empty) return;
   if (plan.path == MapPath::dense) {
     run_chunks(ctx, n, cost, [=](std::int64_t b, std::int64_t e) {
@@ -91,7 +91,7 @@ MapPlan<3> plan_map2(const AnyView& out, const AnyView& a, const AnyView& b) {
 void run_map2(ExecContext& ctx, BinaryRun run, const MapPlan<3>& plan, void* o, const void* x,
               const void* y, std::int64_t cost) {
   const std::int64_t n = plan.n;
-  const auto [eo, ex, ey] = plan.item;
+  const std::size_t eo = plan.item[0], ex = plan.item[1], ey = plan.item[2];
   switch (plan.path) {
     case MapPath::empty:
       return;
