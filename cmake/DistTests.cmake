@@ -12,6 +12,12 @@ file(GLOB TENFERRO_DIST_TESTS CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test
 add_executable(tests_dist ${TENFERRO_DIST_TESTS})
 target_link_libraries(tests_dist PRIVATE tenferro_dist GTest::gtest)
 target_include_directories(tests_dist PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src ${CMAKE_CURRENT_SOURCE_DIR}/tests)
+if(TENFERRO_TEST_OPT)  # Note [Test compile flags] (MPI's flags differ: no shared PCH here)
+  target_compile_options(tests_dist PRIVATE ${TENFERRO_TEST_OPT})
+endif()
+if(TENFERRO_TEST_LLD AND TENFERRO_LLD)
+  target_link_options(tests_dist PRIVATE -fuse-ld=lld)
+endif()
 foreach(ranks 1 2 3)
   add_test(NAME dist.ranks${ranks}
     COMMAND ${MPIEXEC_EXECUTABLE} --allow-run-as-root --oversubscribe

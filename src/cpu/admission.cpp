@@ -1,11 +1,24 @@
 // run_operation and the one admission sequence: see admission.hpp and docs/notes/runtime.md.
 #include "cpu/admission.hpp"
 
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+
 #include "cpu/owner_guard.hpp"
 #include "cpu/scope.hpp"
 #include "tenferro/error.hpp"
 
 namespace tenferro::detail {
+
+void ExecContext::parallel_chunks(std::int64_t n, std::int64_t grain,
+                                  FunctionRef<void(std::int64_t, std::int64_t)> body) {
+  engine_->count_parallel_loop();
+  // Note [Owner guard]: isolation keeps this thread from picking up foreign tasks while it waits.
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, n, grain),
+                      [&](const tbb::blocked_range<std::int64_t>& r) { body(r.begin(), r.end()); });
+  });
+}
 namespace {
 
 // Step 1 of Note [Admission sequence]: the owner guard, before anything is taken. (The entry

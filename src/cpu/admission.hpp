@@ -34,8 +34,6 @@
 // its thread-local record for the callback and back before step 5 unwinds, Note [Operation loan].)
 #pragma once
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
 #include <cstdint>
@@ -95,13 +93,7 @@ class ExecContext {
       body(std::int64_t{0}, n);
       return;
     }
-    engine_->count_parallel_loop();
-    // Note [Owner guard]: isolation keeps this thread from picking up foreign tasks while it waits.
-    tbb::this_task_arena::isolate([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::int64_t>(0, n, grain),
-          [&](const tbb::blocked_range<std::int64_t>& r) { body(r.begin(), r.end()); });
-    });
+    parallel_chunks(n, grain, FunctionRef<void(std::int64_t, std::int64_t)>(body));
   }
 
   /// The engine's instance of cache type T (bounded_cache.hpp), built on first use.
@@ -112,6 +104,12 @@ class ExecContext {
   BufferPool& buffer_pool() const noexcept { return engine_->pool(); }
 
  private:
+  // The parallel half of parallel_for_work (admission.cpp): tbb::parallel_for inside
+  // this_task_arena::isolate on the entered arena. Compiled once, so TBB's loop templates are
+  // instantiated for one body type instead of once per kernel loop (a chunk costs one indirect
+  // call; docs/building.md, "Where the gate's time goes").
+  void parallel_chunks(std::int64_t n, std::int64_t grain,
+                       FunctionRef<void(std::int64_t, std::int64_t)> body);
   Engine* engine_;
   int threads_;
   BackendKind kind_;

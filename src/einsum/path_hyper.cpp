@@ -32,6 +32,8 @@
 // (docs/einsum.md): judging and cutting the trials alone reach 10^21-22; the annealing rounds
 // 10^18.7 (with the global energy of the unsliced refinement, 10^21.6: it leaves the small
 // subtrees to drift).
+#include <oneapi/tbb/parallel_for.h>
+
 #include <algorithm>
 #include <atomic>
 #include <climits>

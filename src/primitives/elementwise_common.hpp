@@ -138,10 +138,9 @@ template <class Op, class T>
 using unary_out_t =
     std::conditional_t<Op::to_bool, bool, std::conditional_t<Op::to_real, real_t<T>, T>>;
 
-// Op's element function for compute type T and output type To, as one named type shared by
-// execute() and the prepared kernel: each loop (map1/map2 and their SIMD and strided paths) is then
-// instantiated once per (Op, T) instead of once per call site, which halves the compile time of
-// the elementwise files.
+// Op's element function for compute type T and output type To, as one named type: its run
+// (Note [Elementwise runs] in cpu/kernels/elementwise.hpp) is the only loop code an (op, dtype)
+// instantiates, shared by execute() and the prepared kernel.
 template <class Op, class To, class T>
 struct UnaryFn {
   To operator()(T v) const { return static_cast<To>(Op::apply(v)); }
@@ -150,6 +149,14 @@ template <class Op, class To, class T>
 struct BinaryFn {
   To operator()(T a, T b) const { return static_cast<To>(Op::apply(a, b)); }
 };
+// The op's run for compute type T (Note [Elementwise runs]): the one loop function execute() and
+// the prepared kernel share.
+template <class Op, class T>
+inline constexpr kernels::UnaryRun unary_run_of =
+    &kernels::unary_run<unary_out_t<Op, T>, T, UnaryFn<Op, unary_out_t<Op, T>, T>, Op::simd>;
+template <class Op, class T>
+inline constexpr kernels::BinaryRun binary_run_of =
+    &kernels::binary_run<unary_out_t<Op, T>, T, BinaryFn<Op, unary_out_t<Op, T>, T>, Op::simd>;
 
 // ---- unary ----
 
@@ -177,8 +184,8 @@ class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
         using To = unary_out_t<Op, T>;
         Tensor hx;
         const Tensor& x = with_dtype(in[0], dtype_v<T>, hx);
-        kernels::map1<To, T>(ctx, UnaryFn<Op, To, T>{}, out_view<To>(out[0]), in_view<T>(x),
-                             Op::cost, Op::simd);
+        kernels::map1(ctx, unary_run_of<Op, T>, kernels::erase(out_view<To>(out[0])),
+                      kernels::erase(in_view<T>(x)), Op::cost);
       }
     });
   }
@@ -247,19 +254,19 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
       using T = decltype(z);
       if constexpr (computes_in_v<Op, T>) {
         using To = unary_out_t<Op, T>;
-        const BinaryFn<Op, To, T> f{};
+        constexpr kernels::BinaryRun run = binary_run_of<Op, T>;
         const T s = scalar_as<T>(s_);
-        const kernels::View<const T> sv{&s, {}, {}};  // rank 0: broadcasts everywhere
+        const kernels::AnyView sv{&s, {}, {}, sizeof(T)};  // rank 0: broadcasts everywhere
+        const kernels::AnyView o = kernels::erase(out_view<To>(out[0]));
         Tensor hx, hy;
-        const Tensor& x = with_dtype(in[0], dtype_v<T>, hx);
+        const kernels::AnyView x = kernels::erase(in_view<T>(with_dtype(in[0], dtype_v<T>, hx)));
         if (side_ == ScalarSide::right) {
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), sv, Op::cost, Op::simd);
+          kernels::map2(ctx, run, o, x, sv, Op::cost);
         } else if (side_ == ScalarSide::left) {
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), sv, in_view<T>(x), Op::cost, Op::simd);
+          kernels::map2(ctx, run, o, sv, x, Op::cost);
         } else {
           const Tensor& y = with_dtype(in[1], dtype_v<T>, hy);
-          kernels::map2<To, T>(ctx, f, out_view<To>(out[0]), in_view<T>(x), in_view<T>(y), Op::cost,
-                               Op::simd);
+          kernels::map2(ctx, run, o, x, kernels::erase(in_view<T>(y)), Op::cost);
         }
       }
     });
@@ -329,8 +336,8 @@ class PreparedUnary final : public PreparedKernel {
   using To = unary_out_t<Op, T>;
   explicit PreparedUnary(kernels::MapPlan<2> plan) : plan_(std::move(plan)) {}
   void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
-    kernels::run_map1<To, T>(ctx, UnaryFn<Op, To, T>{}, plan_, static_cast<To*>(out[0].data_ptr()),
-                             static_cast<const T*>(in[0]->data_ptr()), Op::cost, Op::simd);
+    kernels::run_map1(ctx, unary_run_of<Op, T>, plan_, out[0].data_ptr(), in[0]->data_ptr(),
+                      Op::cost);
   }
 
  private:
@@ -347,8 +354,8 @@ std::unique_ptr<PreparedKernel> UnaryPrim<Op>::prepare(std::span<const Tensor> i
     using T = decltype(z);
     if constexpr (computes_in_v<Op, T>) {
       using To = unary_out_t<Op, T>;
-      r = std::make_unique<PreparedUnary<Op, T>>(kernels::plan_map1<To, T>(
-          spec_view<To>(out[0], out_strides), in_view<T>(in[0]), Op::simd));
+      r = std::make_unique<PreparedUnary<Op, T>>(kernels::plan_map1(
+          kernels::erase(spec_view<To>(out[0], out_strides)), kernels::erase(in_view<T>(in[0]))));
     }
   });
   return r;
@@ -366,8 +373,7 @@ class PreparedBinary final : public PreparedKernel {
     const T* y = side_ == ScalarSide::none    ? static_cast<const T*>(in[1]->data_ptr())
                  : side_ == ScalarSide::right ? &s_
                                               : a;
-    kernels::run_map2<To, T>(ctx, BinaryFn<Op, To, T>{}, plan_, static_cast<To*>(out[0].data_ptr()),
-                             x, y, Op::cost, Op::simd);
+    kernels::run_map2(ctx, binary_run_of<Op, T>, plan_, out[0].data_ptr(), x, y, Op::cost);
   }
 
  private:
@@ -388,14 +394,14 @@ std::unique_ptr<PreparedKernel> BinaryPrim<Op>::prepare(std::span<const Tensor> 
     using T = decltype(z);
     if constexpr (computes_in_v<Op, T>) {
       using To = unary_out_t<Op, T>;
-      const kernels::View<const T> sv{nullptr, {}, {}};  // the scalar: rank 0
-      const kernels::View<const T> a = in_view<T>(in[0]);
-      const kernels::View<const T> x = side_ == ScalarSide::left ? sv : a;
-      const kernels::View<const T> y = side_ == ScalarSide::none    ? in_view<T>(in[1])
-                                       : side_ == ScalarSide::right ? sv
-                                                                    : a;
+      const kernels::AnyView sv{nullptr, {}, {}, sizeof(T)};  // the scalar: rank 0
+      const kernels::AnyView a = kernels::erase(in_view<T>(in[0]));
+      const kernels::AnyView x = side_ == ScalarSide::left ? sv : a;
+      const kernels::AnyView y = side_ == ScalarSide::none    ? kernels::erase(in_view<T>(in[1]))
+                                 : side_ == ScalarSide::right ? sv
+                                                              : a;
       r = std::make_unique<PreparedBinary<Op, T>>(
-          kernels::plan_map2<To, T>(spec_view<To>(out[0], out_strides), x, y, Op::simd), side_, s_);
+          kernels::plan_map2(kernels::erase(spec_view<To>(out[0], out_strides)), x, y), side_, s_);
     }
   });
   return r;

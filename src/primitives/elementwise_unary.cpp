@@ -153,6 +153,10 @@ struct LogicalNotOp : UnaryDefaults {
 };
 
 // ---- where(cond, a, b) ----
+template <class T>
+struct SelectFn {
+  T operator()(bool k, T x, T y) const { return k ? x : y; }
+};
 class WherePrim final : public PrimitiveWith<WherePrim> {
  public:
   std::string_view name() const override { return "where"; }
@@ -172,9 +176,9 @@ class WherePrim final : public PrimitiveWith<WherePrim> {
       const Tensor& c = with_dtype(in[0], DType::boolean, hc);  // non-zero is true
       const Tensor& a = with_dtype(in[1], dtype_v<T>, ha);
       const Tensor& b = with_dtype(in[2], dtype_v<T>, hb);
-      kernels::map3<T, bool, T>(
-          ctx, [](bool k, T x, T y) { return k ? x : y; }, out_view<T>(out[0]), in_view<bool>(c),
-          in_view<T>(a), in_view<T>(b));
+      kernels::map3(ctx, &kernels::ternary_run<T, bool, T, SelectFn<T>>,
+                    kernels::erase(out_view<T>(out[0])), kernels::erase(in_view<bool>(c)),
+                    kernels::erase(in_view<T>(a)), kernels::erase(in_view<T>(b)));
     });
   }
   bool writes_strided_output() const override { return true; }
@@ -195,6 +199,10 @@ class WherePrim final : public PrimitiveWith<WherePrim> {
 };
 
 // ---- cast: a linear op whose transpose is the cast back ----
+template <class D, class S>
+struct ConvertFn {
+  D operator()(S v) const { return convert_element<D>(v); }
+};
 class CastPrim final : public PrimitiveWith<CastPrim> {
  public:
   explicit CastPrim(DType to) : to_(to) {}
@@ -215,8 +223,8 @@ class CastPrim final : public PrimitiveWith<CastPrim> {
       using S = decltype(zi);
       visit_dtype(to_, [&](auto zo) {
         using D = decltype(zo);
-        kernels::map1<D, S>(
-            ctx, [](S v) { return convert_element<D>(v); }, out_view<D>(out[0]), in_view<S>(in[0]));
+        kernels::map1(ctx, &kernels::unary_run<D, S, ConvertFn<D, S>>,
+                      kernels::erase(out_view<D>(out[0])), kernels::erase(in_view<S>(in[0])));
       });
     });
   }

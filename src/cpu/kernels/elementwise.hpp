@@ -65,21 +65,6 @@ inline bool is_row_major(std::span<const std::int64_t> shape,
   return true;
 }
 
-/// True when `v` has exactly `shape` and is row-major: it can be indexed by the flat position.
-template <class T>
-bool dense_as(const View<T>& v, std::span<const std::int64_t> shape) {
-  return std::equal(v.shape.begin(), v.shape.end(), shape.begin(), shape.end()) &&
-         is_row_major(v.shape, v.strides);
-}
-
-/// Runs chunk(begin, end) over disjoint chunks of [0, n): on the operation's workers when the
-/// work n * cost is large enough and the context allows it, else inline.
-template <class Chunk>
-void run_chunks(ExecContext& ctx, std::int64_t n, std::int64_t cost, Chunk&& chunk) {
-  const std::int64_t grain = std::max<std::int64_t>(1024, 64 * 1024 / cost);
-  ctx.parallel_for_work(n, grain, n * cost, chunk);
-}
-
 /// The general path's iteration space: collapsed shape and per-operand strides (operand 0 is
 /// the output). Note [Elementwise loop paths].
 template <std::size_t N>
@@ -166,87 +151,6 @@ void simd_unary_run(simd::Unary op, T* o, std::int64_t so, const T* x, std::int6
   }
 }
 
-/// The loop a map takes for fixed operand layouts (Note [Elementwise loop paths]): its path and,
-/// for the general path, the collapsed iteration space -- the broadcast plan. It depends only on
-/// shapes and strides (never on data pointers), so a prepared eager kernel computes it once
-/// (Note [Eager cache]); plain map1/map2 compute it on every call.
-enum class MapPath : std::uint8_t { empty, dense, scalar_left, scalar_right, strided };
-template <std::size_t N>
-struct MapPlan {
-  MapPath path = MapPath::empty;
-  std::int64_t n = 0;
-  bool simd = false;                   // the dense paths call the SIMD loop
-  std::optional<StridedLoop<N>> loop;  // MapPath::strided
-};
-
-/// map1's plan for these layouts (pointers unused). `simd`: f's SIMD loop, if it has one.
-template <class To, class Ta>
-MapPlan<2> plan_map1(const View<To>& out, const View<const Ta>& a,
-                     simd::Unary simd_op = simd::Unary::none) {
-  MapPlan<2> plan;
-  plan.n = dims_numel(out.shape);
-  if (plan.n == 0) return plan;
-  constexpr bool kSimdType = std::is_same_v<To, Ta> && simd::has_loops_v<Ta>;
-  plan.simd = kSimdType && simd_op != simd::Unary::none;
-  if (dense_as(out, out.shape) && dense_as(a, out.shape)) {
-    plan.path = MapPath::dense;
-    return plan;
-  }
-  plan.path = MapPath::strided;
-  plan.loop.emplace(out.shape, std::array<std::span<const std::int64_t>, 2>{out.shape, a.shape},
-                    std::array<std::span<const std::int64_t>, 2>{out.strides, a.strides});
-  return plan;
-}
-
-/// Runs out[i] = f(a[i]) by a plan made for these operands' layouts.
-template <class To, class Ta, class F>
-void run_map1(ExecContext& ctx, F f, const MapPlan<2>& plan, To* o, const Ta* x,
-              std::int64_t cost = kCheapCost, simd::Unary simd_op = simd::Unary::none) {
-  const std::int64_t n = plan.n;
-  constexpr bool kSimdType = std::is_same_v<To, Ta> && simd::has_loops_v<Ta>;
-  if (plan.path == MapPath::empty) return;
-  if (plan.path == MapPath::dense) {
-    if constexpr (kSimdType) {
-      if (plan.simd) {
-        run_chunks(ctx, n, cost, [=](std::int64_t b, std::int64_t e) {
-          simd::unary(simd_op, x + b, o + b, e - b);
-        });
-        return;
-      }
-    }
-    run_chunks(ctx, n, cost, [=](std::int64_t b, std::int64_t e) {
-      for (std::int64_t i = b; i < e; ++i) o[i] = f(x[i]);
-    });
-    return;
-  }
-  const StridedLoop<2>& loop = *plan.loop;
-  const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1);
-  run_chunks(ctx, n, cost, [&](std::int64_t b, std::int64_t e) {
-    loop.for_each_run(b, e, [&](const std::array<std::int64_t, 2>& off, std::int64_t cnt) {
-      To* ro = o + off[0];
-      const Ta* rx = x + off[1];
-      if constexpr (kSimdType) {
-        if (plan.simd) return simd_unary_run(simd_op, ro, so, rx, sa, cnt);
-      }
-      if (so == 1 && sa == 1) {
-        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(rx[i]);
-      } else if (sa == 0) {
-        const To v = f(rx[0]);
-        for (std::int64_t i = 0; i < cnt; ++i) ro[i * so] = v;
-      } else {
-        for (std::int64_t i = 0; i < cnt; ++i) ro[i * so] = f(rx[i * sa]);
-      }
-    });
-  });
-}
-
-/// out[i] = f(a[i]) with a broadcast to out's shape. `simd`: f's SIMD loop, if it has one.
-template <class To, class Ta, class F>
-void map1(ExecContext& ctx, F f, View<To> out, View<const Ta> a, std::int64_t cost = kCheapCost,
-          simd::Unary simd_op = simd::Unary::none) {
-  run_map1<To, Ta>(ctx, f, plan_map1<To, Ta>(out, a, simd_op), out.p, a.p, cost, simd_op);
-}
-
 /// True when binary op `op` has a SIMD loop for To = T and a contiguous run of n elements with
 /// operand strides sx, sy (1 contiguous, 0 one scalar; not both 0) is worth dispatching.
 template <class To, class T>
@@ -272,129 +176,132 @@ void simd_binary_run(simd::Binary op, To* o, const T* x, std::int64_t sx, const 
   }
 }
 
-/// map2's plan for these layouts (pointers unused). `simd`: f's SIMD loop, if any.
-template <class To, class T>
-MapPlan<3> plan_map2(const View<To>& out, const View<const T>& a, const View<const T>& b,
-                     simd::Binary simd_op = simd::Binary::none) {
-  MapPlan<3> plan;
-  plan.n = dims_numel(out.shape);
-  if (plan.n == 0) return plan;
-  if (dense_as(out, out.shape)) {
-    const bool da = dense_as(a, out.shape), db = dense_as(b, out.shape);
-    // Strides of the flat operands: 1 dense, 0 a single broadcast element.
-    const std::int64_t sx = da ? 1 : (dims_numel(a.shape) == 1 ? 0 : -1);
-    const std::int64_t sy = db ? 1 : (dims_numel(b.shape) == 1 ? 0 : -1);
-    plan.simd = simd_binary_applies<To, T>(simd_op, sx, sy, plan.n);
-    if (da && db) plan.path = MapPath::dense;
-    if (da && sy == 0) plan.path = MapPath::scalar_right;
-    if (db && sx == 0) plan.path = MapPath::scalar_left;
-    if (plan.path != MapPath::empty) return plan;
+// ---- runs: the only code instantiated per element function ----
+//
+// Note [Elementwise runs]: a map's element function reaches the loop machinery as one function
+// pointer, its *run*: n outputs at o (stride so) from operands at x, y, ... (strides sx, sy, ...;
+// strides in elements, 0 = one broadcast element). The paths, the parallel split and the strided
+// walk (plan_map*, run_map*, StridedLoop::for_each_run, ExecContext::parallel_for_work) are plain
+// functions in elementwise.cpp, compiled once; each (op, dtype) instantiates only its run -- the
+// few loops below. Before, every op and dtype instantiated the whole machinery, TBB's parallel_for
+// included, once per path, which made the elementwise files the slowest of the build. A run costs
+// one indirect call per chunk or per innermost run, next to loops of at least one element.
+
+using UnaryRun = void (*)(void* o, std::int64_t so, const void* x, std::int64_t sx, std::int64_t n);
+using BinaryRun = void (*)(void* o, std::int64_t so, const void* x, std::int64_t sx, const void* y,
+                           std::int64_t sy, std::int64_t n);
+using TernaryRun = void (*)(void* o, std::int64_t so, const void* c, std::int64_t sc, const void* x,
+                            std::int64_t sx, const void* y, std::int64_t sy, std::int64_t n);
+
+/// The run of out = f(a) for a stateless element function F; S: f's SIMD loop (f32/f64 only),
+/// which then computes every element whatever the layout (Note [SIMD results]).
+template <class To, class Ta, class F, simd::Unary S = simd::Unary::none>
+void unary_run(void* o_, std::int64_t so, const void* x_, std::int64_t sx, std::int64_t n) {
+  To* o = static_cast<To*>(o_);
+  const Ta* x = static_cast<const Ta*>(x_);
+  constexpr F f{};
+  if constexpr (std::is_same_v<To, Ta> && simd::has_loops_v<Ta> && S != simd::Unary::none) {
+    simd_unary_run(S, o, so, x, sx, n);
+  } else if (so == 1 && sx == 1) {
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+  } else if (sx == 0) {
+    const To v = f(x[0]);
+    for (std::int64_t i = 0; i < n; ++i) o[i * so] = v;
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx]);
   }
-  plan.simd = false;
-  plan.path = MapPath::strided;
-  plan.loop.emplace(
-      out.shape, std::array<std::span<const std::int64_t>, 3>{out.shape, a.shape, b.shape},
-      std::array<std::span<const std::int64_t>, 3>{out.strides, a.strides, b.strides});
-  return plan;
 }
 
-/// Runs out[i] = f(a[i], b[i]) by a plan made for these operands' layouts.
-template <class To, class T, class F>
-void run_map2(ExecContext& ctx, F f, const MapPlan<3>& plan, To* o, const T* x, const T* y,
-              std::int64_t cost = kCheapCost, simd::Binary simd_op = simd::Binary::none) {
-  const std::int64_t n = plan.n;
-  switch (plan.path) {
-    case MapPath::empty:
-      return;
-    case MapPath::dense:
-      if (plan.simd)
-        return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
-          simd_binary_run(simd_op, o + lo, x + lo, 1, y + lo, 1, hi - lo);
-        });
-      return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], y[i]);
-      });
-    case MapPath::scalar_right:
-      if (plan.simd)
-        return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
-          simd_binary_run(simd_op, o + lo, x + lo, 1, y, 0, hi - lo);
-        });
-      return run_chunks(ctx, n, cost, [=, s = *y](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t i = lo; i < hi; ++i) o[i] = f(x[i], s);
-      });
-    case MapPath::scalar_left:
-      if (plan.simd)
-        return run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
-          simd_binary_run(simd_op, o + lo, x, 0, y + lo, 1, hi - lo);
-        });
-      return run_chunks(ctx, n, cost, [=, s = *x](std::int64_t lo, std::int64_t hi) {
-        for (std::int64_t i = lo; i < hi; ++i) o[i] = f(s, y[i]);
-      });
-    case MapPath::strided:
-      break;
+/// The run of out = f(a, b); S: f's SIMD loop (f32/f64), used for contiguous or scalar operands
+/// from kSimdMinRun elements.
+template <class To, class T, class F, simd::Binary S = simd::Binary::none>
+void binary_run(void* o_, std::int64_t so, const void* x_, std::int64_t sx, const void* y_,
+                std::int64_t sy, std::int64_t n) {
+  To* o = static_cast<To*>(o_);
+  const T* x = static_cast<const T*>(x_);
+  const T* y = static_cast<const T*>(y_);
+  constexpr F f{};
+  if constexpr (S != simd::Binary::none) {
+    if (so == 1 && simd_binary_applies<To, T>(S, sx, sy, n))
+      return simd_binary_run(S, o, x, sx, y, sy, n);
   }
-  const StridedLoop<3>& loop = *plan.loop;
-  const std::int64_t so = loop.inner_stride(0), sa = loop.inner_stride(1),
-                     sb = loop.inner_stride(2);
-  run_chunks(ctx, n, cost, [&](std::int64_t lo, std::int64_t hi) {
-    loop.for_each_run(lo, hi, [&](const std::array<std::int64_t, 3>& off, std::int64_t cnt) {
-      To* ro = o + off[0];
-      const T* rx = x + off[1];
-      const T* ry = y + off[2];
-      if (so == 1 && simd_binary_applies<To, T>(simd_op, sa, sb, cnt))
-        return simd_binary_run(simd_op, ro, rx, sa, ry, sb, cnt);
-      if (so == 1 && sa == 1 && sb == 1) {
-        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(rx[i], ry[i]);
-      } else if (so == 1 && sa == 1 && sb == 0) {
-        const T s = *ry;
-        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(rx[i], s);
-      } else if (so == 1 && sa == 0 && sb == 1) {
-        const T s = *rx;
-        for (std::int64_t i = 0; i < cnt; ++i) ro[i] = f(s, ry[i]);
-      } else {
-        for (std::int64_t i = 0; i < cnt; ++i) ro[i * so] = f(rx[i * sa], ry[i * sb]);
-      }
-    });
-  });
+  if (so == 1 && sx == 1 && sy == 1) {
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+  } else if (so == 1 && sx == 1 && sy == 0) {
+    const T s = *y;
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], s);
+  } else if (so == 1 && sx == 0 && sy == 1) {
+    const T s = *x;
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(s, y[i]);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) o[i * so] = f(x[i * sx], y[i * sy]);
+  }
 }
 
-/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape. `simd`: f's SIMD loop, if any.
-template <class To, class T, class F>
-void map2(ExecContext& ctx, F f, View<To> out, View<const T> a, View<const T> b,
-          std::int64_t cost = kCheapCost, simd::Binary simd_op = simd::Binary::none) {
-  run_map2<To, T>(ctx, f, plan_map2<To, T>(out, a, b, simd_op), out.p, a.p, b.p, cost, simd_op);
+/// The run of out = f(c, a, b).
+template <class To, class Tc, class T, class F>
+void ternary_run(void* o_, std::int64_t so, const void* c_, std::int64_t sc, const void* x_,
+                 std::int64_t sx, const void* y_, std::int64_t sy, std::int64_t n) {
+  To* o = static_cast<To*>(o_);
+  const Tc* c = static_cast<const Tc*>(c_);
+  const T* x = static_cast<const T*>(x_);
+  const T* y = static_cast<const T*>(y_);
+  constexpr F f{};
+  if (so == 1 && sc == 1 && sx == 1 && sy == 1) {
+    for (std::int64_t i = 0; i < n; ++i) o[i] = f(c[i], x[i], y[i]);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) o[i * so] = f(c[i * sc], x[i * sx], y[i * sy]);
+  }
 }
+
+// ---- the machinery (elementwise.cpp) ----
+
+/// An operand without its element type: base pointer, shape and strides in elements, and the
+/// element size in bytes.
+struct AnyView {
+  const void* p;
+  std::span<const std::int64_t> shape;
+  std::span<const std::int64_t> strides;
+  std::size_t item;
+};
+template <class T>
+AnyView erase(const View<T>& v) {
+  return {v.p, v.shape, v.strides, sizeof(T)};
+}
+
+/// The loop a map takes for fixed operand layouts (Note [Elementwise loop paths]): its path and,
+/// for the general path, the collapsed iteration space -- the broadcast plan. It depends only on
+/// shapes, strides and element sizes (never on data pointers), so a prepared eager kernel computes
+/// it once (Note [Eager cache]); plain map1/map2 compute it on every call.
+enum class MapPath : std::uint8_t { empty, dense, scalar_left, scalar_right, strided };
+template <std::size_t N>
+struct MapPlan {
+  MapPath path = MapPath::empty;
+  std::int64_t n = 0;
+  std::array<std::size_t, N> item{};   // element sizes, operand 0 the output
+  std::optional<StridedLoop<N>> loop;  // MapPath::strided
+};
+
+/// map1's plan for these layouts (pointers unused).
+MapPlan<2> plan_map1(const AnyView& out, const AnyView& a);
+/// Runs out[i] = f(a[i]) by a plan made for these operands' layouts; run is f's unary_run.
+void run_map1(ExecContext& ctx, UnaryRun run, const MapPlan<2>& plan, void* o, const void* x,
+              std::int64_t cost = kCheapCost);
+/// out[i] = f(a[i]) with a broadcast to out's shape.
+void map1(ExecContext& ctx, UnaryRun run, const AnyView& out, const AnyView& a,
+          std::int64_t cost = kCheapCost);
+
+/// map2's plan for these layouts (pointers unused).
+MapPlan<3> plan_map2(const AnyView& out, const AnyView& a, const AnyView& b);
+/// Runs out[i] = f(a[i], b[i]) by a plan made for these operands' layouts; run is f's binary_run.
+void run_map2(ExecContext& ctx, BinaryRun run, const MapPlan<3>& plan, void* o, const void* x,
+              const void* y, std::int64_t cost = kCheapCost);
+/// out[i] = f(a[i], b[i]) with a and b broadcast to out's shape.
+void map2(ExecContext& ctx, BinaryRun run, const AnyView& out, const AnyView& a, const AnyView& b,
+          std::int64_t cost = kCheapCost);
 
 /// out[i] = f(c[i], a[i], b[i]) with all inputs broadcast to out's shape.
-template <class To, class Tc, class T, class F>
-void map3(ExecContext& ctx, F f, View<To> out, View<const Tc> c, View<const T> a, View<const T> b,
-          std::int64_t cost = kCheapCost) {
-  const std::int64_t n = dims_numel(out.shape);
-  if (n == 0) return;
-  if (dense_as(out, out.shape) && dense_as(c, out.shape) && dense_as(a, out.shape) &&
-      dense_as(b, out.shape)) {
-    To* o = out.p;
-    const Tc* z = c.p;
-    const T* x = a.p;
-    const T* y = b.p;
-    run_chunks(ctx, n, cost, [=](std::int64_t lo, std::int64_t hi) {
-      for (std::int64_t i = lo; i < hi; ++i) o[i] = f(z[i], x[i], y[i]);
-    });
-    return;
-  }
-  StridedLoop<4> loop(out.shape, {out.shape, c.shape, a.shape, b.shape},
-                      {out.strides, c.strides, a.strides, b.strides});
-  const std::int64_t so = loop.inner_stride(0), sc = loop.inner_stride(1),
-                     sa = loop.inner_stride(2), sb = loop.inner_stride(3);
-  run_chunks(ctx, n, cost, [&](std::int64_t lo, std::int64_t hi) {
-    loop.for_each_run(lo, hi, [&](const std::array<std::int64_t, 4>& off, std::int64_t cnt) {
-      To* o = out.p + off[0];
-      const Tc* z = c.p + off[1];
-      const T* x = a.p + off[2];
-      const T* y = b.p + off[3];
-      for (std::int64_t i = 0; i < cnt; ++i) o[i * so] = f(z[i * sc], x[i * sa], y[i * sb]);
-    });
-  });
-}
+void map3(ExecContext& ctx, TernaryRun run, const AnyView& out, const AnyView& c, const AnyView& a,
+          const AnyView& b, std::int64_t cost = kCheapCost);
 
 }  // namespace tenferro::detail::kernels
