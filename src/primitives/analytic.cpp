@@ -29,6 +29,7 @@ struct ExpOp : AnalyticDefaults {
 
 struct LogOp : AnalyticDefaults {
   static constexpr const char* name = "log";
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::log;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
@@ -39,6 +40,7 @@ struct LogOp : AnalyticDefaults {
 
 struct SinOp : AnalyticDefaults {
   static constexpr const char* name = "sin";
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::sin;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
@@ -49,6 +51,7 @@ struct SinOp : AnalyticDefaults {
 
 struct CosOp : AnalyticDefaults {
   static constexpr const char* name = "cos";
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::cos;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
@@ -59,6 +62,7 @@ struct CosOp : AnalyticDefaults {
 
 struct TanhOp : AnalyticDefaults {
   static constexpr const char* name = "tanh";
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::tanh;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
@@ -89,6 +93,7 @@ struct RsqrtOp : AnalyticDefaults {
 
 struct Expm1Op : AnalyticDefaults {
   static constexpr const char* name = "expm1";
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::expm1;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
@@ -99,6 +104,7 @@ struct Expm1Op : AnalyticDefaults {
 
 struct Log1pOp : AnalyticDefaults {
   static constexpr const char* name = "log1p";
+  static constexpr kernels::simd::Unary simd = kernels::simd::Unary::log1p;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {

@@ -1,7 +1,7 @@
 // Whitebox: the Highway loops (cpu/kernels/simd.hpp) against scalar references, for every size
 // around the vector widths (tails) and unaligned starts; then the public ops that reach them:
-// results of add/exp/sum on sliced inputs, and full sums bitwise equal at 1, 2 and 4 threads
-// (Note [SIMD results], Note [Deterministic reductions]).
+// results of add/exp/sum on sliced inputs, the SLEEF functions' values and special cases, and full
+// sums bitwise equal at 1, 2 and 4 threads (Note [SIMD results], Note [Deterministic reductions]).
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
@@ -115,70 +115,141 @@ TYPED_TEST(SimdKernels, BinaryOpsMatchScalarBitwise) {
     }
 }
 
-TYPED_TEST(SimdKernels, ExpWithinTwoUlpAndIndependentOfPosition) {
-  using T = TypeParam;
-  const T eps = std::numeric_limits<T>::epsilon();
-  for (std::int64_t n : kSizes)
-    for (std::int64_t off : {0, 1}) {
-      SCOPED_TRACE("n " + std::to_string(n) + " off " + std::to_string(off));
-      const auto x = random_values<T>(n + 1, 3, T(-20), T(20));
-      std::vector<T> y(x.size());
-      unary(Unary::exp, x.data() + off, y.data() + off, n);
-      for (std::int64_t i = off; i < n + off; ++i) {
-        const auto u = static_cast<std::size_t>(i);
-        const T want = std::exp(x[u]);
-        ASSERT_LE(std::abs(y[u] - want), 2 * eps * want) << "x " << x[u];
-        T alone;  // the same element as a one-element tail: the same bits
-        unary(Unary::exp, &x[u], &alone, 1);
-        ASSERT_TRUE(same_bits(alone, y[u])) << "x " << x[u];
-      }
-    }
+// The transcendental loops (SLEEF's 1-ulp functions) against the C library, which is itself
+// within 1 ulp: 2 ulp apart at most, relative to the result (absolute near the subnormal range).
+struct UnaryCase {
+  Unary op;
+  const char* name;
+  double lo, hi;  // a domain where the function is finite and interesting
+};
+constexpr UnaryCase kUnaryCases[] = {
+    {Unary::exp, "exp", -20, 20},        {Unary::log, "log", 1e-6, 1e6},
+    {Unary::sin, "sin", -100, 100},      {Unary::cos, "cos", -100, 100},
+    {Unary::tanh, "tanh", -20, 20},      {Unary::expm1, "expm1", -20, 20},
+    {Unary::log1p, "log1p", -0.999, 1e6}};
+
+template <class T>
+T unary_reference(Unary op, T x) {
+  switch (op) {
+    case Unary::exp:
+      return std::exp(x);
+    case Unary::log:
+      return std::log(x);
+    case Unary::sin:
+      return std::sin(x);
+    case Unary::cos:
+      return std::cos(x);
+    case Unary::tanh:
+      return std::tanh(x);
+    case Unary::expm1:
+      return std::expm1(x);
+    case Unary::log1p:
+      return std::log1p(x);
+    case Unary::none:
+      break;
+  }
+  return x;
 }
 
-TYPED_TEST(SimdKernels, ExpEdges) {
+// y agrees with the C library's f(x): NaN for NaN, the same infinity, a zero of the same sign,
+// else within 2 ulp of the result (2 smallest subnormals absolute below the normal range).
+template <class T>
+::testing::AssertionResult agrees(Unary op, T x, T y) {
+  const T want = unary_reference(op, x);
+  const auto fail = [&] {
+    return ::testing::AssertionFailure() << "x " << x << ": got " << y << ", C library " << want;
+  };
+  if (std::isnan(want)) return std::isnan(y) ? ::testing::AssertionSuccess() : fail();
+  if (std::isinf(want) || want == 0)
+    return y == want && std::signbit(y) == std::signbit(want) ? ::testing::AssertionSuccess()
+                                                              : fail();
+  const T tol = std::max(2 * std::numeric_limits<T>::epsilon() * std::abs(want),
+                         2 * std::numeric_limits<T>::denorm_min());
+  return std::abs(y - want) <= tol ? ::testing::AssertionSuccess() : fail();
+}
+
+TYPED_TEST(SimdKernels, TranscendentalsWithinTwoUlpAndIndependentOfPosition) {
   using T = TypeParam;
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  const T big = sizeof(T) == 4 ? T(88.7) : T(709.7);  // finite results just below overflow
-  const std::vector<T> x = {std::numeric_limits<T>::quiet_NaN(),
-                            inf,
-                            -inf,
+  for (const UnaryCase& c : kUnaryCases)
+    for (std::int64_t n : kSizes)
+      for (std::int64_t off : {0, 1}) {
+        SCOPED_TRACE(std::string(c.name) + " n " + std::to_string(n) + " off " +
+                     std::to_string(off));
+        const auto x = random_values<T>(n + 1, 5, T(c.lo), T(c.hi));
+        std::vector<T> y(x.size());
+        unary(c.op, x.data() + off, y.data() + off, n);
+        for (std::int64_t i = off; i < n + off; ++i) {
+          const auto u = static_cast<std::size_t>(i);
+          ASSERT_TRUE(agrees(c.op, x[u], y[u]));
+          T alone;  // the same element as a one-element tail: the same bits
+          unary(c.op, &x[u], &alone, 1);
+          ASSERT_TRUE(same_bits(alone, y[u])) << "x " << x[u];
+        }
+      }
+}
+
+// Special values and the ends of each domain: C99's results (NaN, infinities, signed zeros),
+// huge arguments of sin/cos (exact reduction), subnormal inputs and results.
+TYPED_TEST(SimdKernels, TranscendentalEdges) {
+  using T = TypeParam;
+  using L = std::numeric_limits<T>;
+  const std::vector<T> x = {L::quiet_NaN(),
+                            L::infinity(),
+                            -L::infinity(),
                             T(0),
                             T(-0.0),
-                            big,
-                            -big,
+                            T(1),
+                            T(-1),
+                            T(-0.5),
+                            T(-2),
+                            L::min(),
+                            -L::min(),
+                            L::denorm_min(),
+                            -L::denorm_min(),
+                            L::max(),
+                            -L::max(),
+                            T(1e-20),
+                            T(-1e-20),
+                            T(20),
+                            T(-20),
+                            T(88.7),
+                            T(-88.7),
                             T(89),
+                            T(-104),
+                            T(709.7),
                             T(710),
-                            T(1000),
-                            T(-1000),
+                            T(-745),
+                            T(1e5),
+                            T(-1e5),
+                            T(1e15),
+                            T(1e22),
                             T(1e30),
-                            T(-1e30)};
-  std::vector<T> y(x.size());
-  unary(Unary::exp, x.data(), y.data(), static_cast<std::int64_t>(x.size()));
-  EXPECT_TRUE(std::isnan(y[0]));
-  for (std::size_t i = 1; i < x.size(); ++i) {
-    const T want = std::exp(x[i]);
-    SCOPED_TRACE("x " + std::to_string(x[i]));
-    if (std::isinf(want))
-      EXPECT_EQ(y[i], want);
-    else if (want < std::numeric_limits<T>::min())  // zero or subnormal
-      EXPECT_NEAR(y[i], want, std::numeric_limits<T>::denorm_min() * 4);
-    else
-      EXPECT_LE(std::abs(y[i] - want), 2 * std::numeric_limits<T>::epsilon() * want);
+                            T(-1e30),
+                            T(3.14159265358979323846),
+                            T(1.5707963267948966),
+                            T(-0.9999999)};
+  for (const UnaryCase& c : kUnaryCases) {
+    SCOPED_TRACE(c.name);
+    std::vector<T> y(x.size());
+    unary(c.op, x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+    for (std::size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(agrees(c.op, x[i], y[i]));
   }
-  // A scan over the whole finite range, subnormal results included (absolute error there).
+  // exp over its whole finite range, subnormal results included.
   const T lo = sizeof(T) == 4 ? T(-110) : T(-760), hi = sizeof(T) == 4 ? T(90) : T(711);
   std::vector<T> xs, ys;
   for (T v = lo; v < hi; v += T(0.0137)) xs.push_back(v);
   ys.resize(xs.size());
   unary(Unary::exp, xs.data(), ys.data(), static_cast<std::int64_t>(xs.size()));
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    const T want = std::exp(xs[i]);
-    const T tol = std::max(2 * std::numeric_limits<T>::epsilon() * want,
-                           2 * std::numeric_limits<T>::denorm_min());
-    if (std::isinf(want))
-      ASSERT_EQ(ys[i], want) << "x " << xs[i];
-    else
-      ASSERT_LE(std::abs(ys[i] - want), tol) << "x " << xs[i];
+  for (std::size_t i = 0; i < xs.size(); ++i) ASSERT_TRUE(agrees(Unary::exp, xs[i], ys[i]));
+  // sin and cos of arguments far beyond a few periods: exact argument reduction.
+  std::vector<T> big;
+  for (T v = T(1e3); v < T(1e30); v *= T(1.7)) big.push_back(v);
+  std::vector<T> sb(big.size()), cb(big.size());
+  unary(Unary::sin, big.data(), sb.data(), static_cast<std::int64_t>(big.size()));
+  unary(Unary::cos, big.data(), cb.data(), static_cast<std::int64_t>(big.size()));
+  for (std::size_t i = 0; i < big.size(); ++i) {
+    ASSERT_TRUE(agrees(Unary::sin, big[i], sb[i]));
+    ASSERT_TRUE(agrees(Unary::cos, big[i], cb[i]));
   }
 }
 
@@ -217,7 +288,7 @@ struct OnlyTarget {
 
 // Every compiled target this CPU can run (here AVX2, SSE4, SSSE3, EMU128; AVX-512 where present):
 // sums have the same bits on all of them (the order is written in lanes, not vectors), binary ops
-// are exact, exp stays within 2 ulp (with or without FMA).
+// are exact, the transcendental functions stay within 2 ulp (with or without FMA).
 TYPED_TEST(SimdKernels, EveryTargetGivesTheSameBits) {
   using T = TypeParam;
   const std::int64_t n = 4097;
@@ -238,11 +309,12 @@ TYPED_TEST(SimdKernels, EveryTargetGivesTheSameBits) {
         ASSERT_TRUE(same_bits(out[u], apply_reference(op, x[u], y[u])));
       }
     }
-    unary(Unary::exp, x.data() + 1, e.data() + 1, n);
-    for (std::int64_t i = 1; i <= n; ++i) {
-      const auto u = static_cast<std::size_t>(i);
-      const T want = std::exp(x[u]);
-      ASSERT_LE(std::abs(e[u] - want), 2 * std::numeric_limits<T>::epsilon() * want);
+    for (const UnaryCase& c : kUnaryCases) {
+      SCOPED_TRACE(c.name);
+      const auto in = random_values<T>(n + 1, 12, T(c.lo), T(c.hi));
+      unary(c.op, in.data() + 1, e.data() + 1, n);
+      for (std::int64_t i = 1; i <= n; ++i)
+        ASSERT_TRUE(agrees(c.op, in[static_cast<std::size_t>(i)], e[static_cast<std::size_t>(i)]));
     }
   }
 }
@@ -325,6 +397,29 @@ TEST(SimdOps, SlicedAddAndExpMatchScalar) {
     EXPECT_TRUE(allclose(strided, slice(e_full, 0, 0, 4097, 2), 0, 0));
     EXPECT_TRUE(allclose(e, slice(e_full, 0, 1, 4097), 0, 0));
   }
+}
+
+// Every op with a SLEEF loop gives an element the same bits whatever its layout: contiguous,
+// sliced, strided (gathered), broadcast, transposed, and at 1 and 2 threads (a large map fans out).
+TEST(SimdOps, TranscendentalOpsGiveTheSameBitsOnEveryLayout) {
+  using Fn = Tensor (*)(const Tensor&);
+  const std::pair<const char*, Fn> ops[] = {{"exp", &exp},    {"log", &log},   {"sin", &sin},
+                                            {"cos", &cos},    {"tanh", &tanh}, {"expm1", &expm1},
+                                            {"log1p", &log1p}};
+  for (DType dt : {DType::f32, DType::f64})
+    for (const auto& [name, f] : ops) {
+      SCOPED_TRACE(std::string(name) + " " + std::string(dtype_name(dt)));
+      const Tensor a = abs(randn({301, 257}, 17, dt)) + Scalar(0.01);  // log's domain too
+      const Tensor full = f(a);
+      EXPECT_TRUE(allclose(f(slice(a, 1, 3, 257, 2)), slice(full, 1, 3, 257, 2), 0, 0));
+      EXPECT_TRUE(allclose(f(transpose(a, 0, 1)), transpose(full, 0, 1), 0, 0));
+      const Tensor row = slice(a, 0, 5, 6);  // one row, broadcast over 301 rows
+      EXPECT_TRUE(allclose(f(broadcast_to(row, {301, 257})),
+                           broadcast_to(slice(full, 0, 5, 6), {301, 257}), 0, 0));
+      const CpuBackend two(CpuBackendOptions{.threads = 2});
+      BackendGuard use(two);
+      EXPECT_TRUE(allclose(f(a), full, 0, 0));
+    }
 }
 
 }  // namespace

@@ -5,12 +5,14 @@
 // blocks of the reduction kernel (Note [Deterministic reductions]).
 //
 // Note [SIMD results]: add, sub, mul and div are single IEEE operations, so every target (and
-// the scalar loop) gives the same bits. exp is Highway's polynomial (<= 1 ulp from the exact
-// value, NaN/overflow/underflow fixed up here); it is the same function for every f32/f64 layout
-// (strided operands are gathered through it too, see map1), so an element's value never depends
-// on where it sits in a chunk or on the thread count. Targets with and without FMA may differ in
-// the last bit of exp. Sums add lanes in a fixed order that does not depend on the vector width,
-// so sum_block gives the same bits on every target (the order: Note [Deterministic reductions]).
+// the scalar loop) gives the same bits. exp, log, sin, cos, tanh, expm1 and log1p are SLEEF's
+// 1.0-ulp vector functions (Debian libsleef; C99 special values, every argument range), called
+// through the SLEEF build for the Highway target at hand; each is the same function for every
+// f32/f64 layout (strided operands are gathered through it too, see unary_run), so an element's
+// value never depends on where it sits in a chunk or on the thread count. Targets with and without
+// FMA may differ in the last bit of these functions (both within 1 ulp). Sums add lanes in a fixed
+// order that does not depend on the vector width, so sum_block gives the same bits on every target
+// (the order: Note [Deterministic reductions]).
 #pragma once
 
 #include <cstdint>
@@ -20,8 +22,8 @@ namespace tenferro::detail::kernels::simd {
 
 /// The binary ops with a SIMD loop. `none`: the op has none (the generic loop runs).
 enum class Binary : std::uint8_t { none, add, sub, mul, div };
-/// The unary ops with a SIMD loop.
-enum class Unary : std::uint8_t { none, exp };
+/// The unary ops with a SIMD loop (SLEEF's 1-ulp vector functions, Note [SIMD results]).
+enum class Unary : std::uint8_t { none, exp, log, sin, cos, tanh, expm1, log1p };
 
 /// True for the element types the SIMD loops exist for (f32, f64).
 template <class T>

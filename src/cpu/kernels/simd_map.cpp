@@ -15,11 +15,10 @@
 #endif
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/kernels/simd_map.cpp"
-// foreach_target.h first, then highway.h, then math-inl.h (each re-included per target).
+// foreach_target.h first, then highway.h (re-included per target).
 // clang-format off
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
-#include <hwy/contrib/math/math-inl.h>
 // clang-format on
 
 HWY_BEFORE_NAMESPACE();
@@ -122,33 +121,126 @@ void scalar_left_impl(Binary op, T s, const T* b, T* out, std::int64_t n) {
   });
 }
 
-// Highway's Exp with the edges it leaves open (valid for x <= +104 f32 / +706 f64; NaN -> 0):
-// NaN stays NaN, and x beyond the overflow point (log of the largest finite value, rounded up)
-// is +inf. Below that point Exp overflows to inf by itself; far below, it returns 0.
-template <class D, class V>
-HWY_INLINE V exp_checked(D d, V x) {
-  using T = hn::TFromD<D>;
-  const V overflow = hn::Set(d, static_cast<T>(sizeof(T) == 4 ? 88.8 : 709.8));
-  const V y = hn::Exp(d, x);
-  const V inf = hn::Set(d, std::numeric_limits<T>::infinity());
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::Gt(x, overflow), inf, y));
+// ---- transcendental functions: SLEEF's vector functions for this target (Note [SIMD results]) --
+// Every function is SLEEF's 1.0-ulp variant (u10): C99's special values (NaN, +-inf, +-0), every
+// argument range (sin/cos reduce huge arguments exactly), subnormal results to DBL_MIN absolute.
+// Each Highway target calls the SLEEF build for its own instruction set (AVX-512F, AVX2+FMA,
+// SSE4.1, SSE2); the emulated and non-x86 targets call SLEEF's scalar functions.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+#define TF_SLEEF_VD __m512d
+#define TF_SLEEF_VF __m512
+#define TF_SLEEF_D(fn) Sleef_##fn##d8_u10avx512f
+#define TF_SLEEF_F(fn) Sleef_##fn##f16_u10avx512f
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_AVX2
+#define TF_SLEEF_VD __m256d
+#define TF_SLEEF_VF __m256
+#define TF_SLEEF_D(fn) Sleef_##fn##d4_u10avx2
+#define TF_SLEEF_F(fn) Sleef_##fn##f8_u10avx2
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSE4
+#define TF_SLEEF_VD __m128d
+#define TF_SLEEF_VF __m128
+#define TF_SLEEF_D(fn) Sleef_##fn##d2_u10sse4
+#define TF_SLEEF_F(fn) Sleef_##fn##f4_u10sse4
+#elif HWY_ARCH_X86 && HWY_TARGET == HWY_SSSE3
+#define TF_SLEEF_VD __m128d
+#define TF_SLEEF_VF __m128
+#define TF_SLEEF_D(fn) Sleef_##fn##d2_u10sse2
+#define TF_SLEEF_F(fn) Sleef_##fn##f4_u10sse2
+#else
+#define TF_SLEEF_VD double
+#define TF_SLEEF_VF float
+#define TF_SLEEF_D(fn) Sleef_##fn##_u10
+#define TF_SLEEF_F(fn) Sleef_##fn##f_u10
+#define TF_SLEEF_SCALAR 1
+#endif
+
+#define TF_SLEEF_DECLARE(V, NAME) \
+  extern "C" V NAME(exp)(V);      \
+  extern "C" V NAME(log)(V);      \
+  extern "C" V NAME(sin)(V);      \
+  extern "C" V NAME(cos)(V);      \
+  extern "C" V NAME(tanh)(V);     \
+  extern "C" V NAME(expm1)(V);    \
+  extern "C" V NAME(log1p)(V);
+TF_SLEEF_DECLARE(TF_SLEEF_VD, TF_SLEEF_D)
+TF_SLEEF_DECLARE(TF_SLEEF_VF, TF_SLEEF_F)
+
+// The SLEEF function of `op` on this target's raw vectors (or scalars) of T.
+#define TF_SLEEF_PICK(NAME) \
+  switch (op) {             \
+    case Unary::exp:        \
+      return &NAME(exp);    \
+    case Unary::log:        \
+      return &NAME(log);    \
+    case Unary::sin:        \
+      return &NAME(sin);    \
+    case Unary::cos:        \
+      return &NAME(cos);    \
+    case Unary::tanh:       \
+      return &NAME(tanh);   \
+    case Unary::expm1:      \
+      return &NAME(expm1);  \
+    case Unary::log1p:      \
+      return &NAME(log1p);  \
+    case Unary::none:       \
+      break;                \
+  }                         \
+  return nullptr;
+TF_SLEEF_VD(*sleef_fn(Unary op, double))
+(TF_SLEEF_VD){TF_SLEEF_PICK(TF_SLEEF_D)} TF_SLEEF_VF (*sleef_fn(Unary op, float))(TF_SLEEF_VF) {
+  TF_SLEEF_PICK(TF_SLEEF_F)
 }
 
-// The tail goes through the same vector function on a padded copy, so an element's value never
-// depends on whether it falls in a tail (chunk boundaries move with the thread count).
+// out = op(x) for n elements. The tail goes through the same vector function on a padded copy, so
+// an element's value never depends on whether it falls in a tail (chunk boundaries move with the
+// thread count).
 template <class T>
-void exp_impl(const T* x, T* out, std::int64_t n) {
+void unary_impl(Unary op, const T* x, T* out, std::int64_t n) {
+  const auto f = sleef_fn(op, T{});
+  if (f == nullptr) return;
+  // SLEEF's log1p overflows to inf above ~1e307 (f64) / ~1e38 (f32); where 1 + x rounds to x
+  // (x >= 2^53 / 2^24) log1p(x) is log(x) to well below half an ulp, so those lanes take log.
+  const bool is_log1p = op == Unary::log1p;
+  const auto log_f = sleef_fn(Unary::log, T{});
+  const T big = sizeof(T) == 4 ? T(0x1p30) : T(0x1p60);
+#ifdef TF_SLEEF_SCALAR
+  for (std::int64_t i = 0; i < n; ++i) out[i] = is_log1p && x[i] > big ? log_f(x[i]) : f(x[i]);
+#else
   const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const V vbig = hn::Set(d, big);
+  const auto call = [&](V v) {
+    V r;
+    r.raw = f(v.raw);
+    if (is_log1p) {
+      const auto huge = hn::Gt(v, vbig);
+      if (!hn::AllFalse(d, huge)) {
+        V l;
+        l.raw = log_f(v.raw);
+        r = hn::IfThenElse(huge, l, r);
+      }
+    }
+    return r;
+  };
   const std::size_t i = full_vectors(d, static_cast<std::size_t>(n), [&](std::size_t j) {
-    hn::StoreU(exp_checked(d, hn::LoadU(d, x + j)), d, out + j);
+    hn::StoreU(call(hn::LoadU(d, x + j)), d, out + j);
   });
   const std::size_t rest = static_cast<std::size_t>(n) - i;
   if (rest == 0) return;
   HWY_ALIGN T buf[hn::MaxLanes(d)] = {};
   for (std::size_t j = 0; j < rest; ++j) buf[j] = x[i + j];
-  hn::Store(exp_checked(d, hn::Load(d, buf)), d, buf);
+  hn::Store(call(hn::Load(d, buf)), d, buf);
   for (std::size_t j = 0; j < rest; ++j) out[i + j] = buf[j];
+#endif
 }
+
+#undef TF_SLEEF_PICK
+#undef TF_SLEEF_DECLARE
+#undef TF_SLEEF_VD
+#undef TF_SLEEF_VF
+#undef TF_SLEEF_D
+#undef TF_SLEEF_F
+#undef TF_SLEEF_SCALAR
 
 void BinaryF32(Binary op, const float* a, const float* b, float* out, std::int64_t n) {
   binary_impl(op, a, b, out, n);
@@ -168,8 +260,8 @@ void ScalarLeftF32(Binary op, float s, const float* b, float* out, std::int64_t 
 void ScalarLeftF64(Binary op, double s, const double* b, double* out, std::int64_t n) {
   scalar_left_impl(op, s, b, out, n);
 }
-void ExpF32(const float* x, float* out, std::int64_t n) { exp_impl(x, out, n); }
-void ExpF64(const double* x, double* out, std::int64_t n) { exp_impl(x, out, n); }
+void UnaryF32(Unary op, const float* x, float* out, std::int64_t n) { unary_impl(op, x, out, n); }
+void UnaryF64(Unary op, const double* x, double* out, std::int64_t n) { unary_impl(op, x, out, n); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tenferro::detail::kernels::simd
@@ -184,8 +276,8 @@ HWY_EXPORT(ScalarRightF32);
 HWY_EXPORT(ScalarRightF64);
 HWY_EXPORT(ScalarLeftF32);
 HWY_EXPORT(ScalarLeftF64);
-HWY_EXPORT(ExpF32);
-HWY_EXPORT(ExpF64);
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(UnaryF64);
 
 void binary(Binary op, const float* a, const float* b, float* out, std::int64_t n) {
   HWY_DYNAMIC_DISPATCH(BinaryF32)(op, a, b, out, n);
@@ -206,10 +298,10 @@ void binary_scalar_left(Binary op, double s, const double* b, double* out, std::
   HWY_DYNAMIC_DISPATCH(ScalarLeftF64)(op, s, b, out, n);
 }
 void unary(Unary op, const float* x, float* out, std::int64_t n) {
-  if (op == Unary::exp) HWY_DYNAMIC_DISPATCH(ExpF32)(x, out, n);
+  HWY_DYNAMIC_DISPATCH(UnaryF32)(op, x, out, n);
 }
 void unary(Unary op, const double* x, double* out, std::int64_t n) {
-  if (op == Unary::exp) HWY_DYNAMIC_DISPATCH(ExpF64)(x, out, n);
+  HWY_DYNAMIC_DISPATCH(UnaryF64)(op, x, out, n);
 }
 
 }  // namespace tenferro::detail::kernels::simd
