@@ -61,6 +61,12 @@ Tensor forward(const CaseSpec& c, const Tensor* in) {
       return in[0] * in[1];
     case Op::exp:
       return tenferro::exp(in[0]);
+    case Op::log:
+      return tenferro::log(in[0]);
+    case Op::sin:
+      return tenferro::sin(in[0]);
+    case Op::tanh:
+      return tenferro::tanh(in[0]);
     case Op::sum:
       return tenferro::sum(in[0]);
     case Op::mean:

@@ -1,5 +1,6 @@
 #include "spec.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace bench {
@@ -193,6 +194,11 @@ std::vector<double> case_input_values(const CaseSpec& c, std::size_t index) {
   const std::int64_t total = numel(shape);
   const std::uint64_t seed = index + 1;
   if (index != 0 || c.a_kind == InputKind::raw) return input_values(total, seed);
+  if (c.a_kind == InputKind::positive) {
+    std::vector<double> v = input_values(total, seed);
+    for (double& x : v) x = std::abs(x) + 0.5;
+    return v;
+  }
   // G. input_values keeps the low 10 bits of the LCG state, and those repeat every 1024
   // elements: a 64x64 matrix of them has rank <= 16 and a 256x256 one rank <= 4 (singular, with
   // repeated singular values and eigenvalues whose vectors are not unique and which LAPACK
@@ -230,6 +236,7 @@ std::vector<double> case_input_values(const CaseSpec& c, std::size_t index) {
             A[i * un + j] = G[i * un + j] + (i == j ? static_cast<double>(n + 1) : 0.0);
             break;
           case InputKind::raw:
+          case InputKind::positive:
           case InputKind::general:
             break;
         }

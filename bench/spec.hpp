@@ -25,6 +25,9 @@ enum class Op : std::uint8_t {
   add,             // a + b
   mul,             // a * b
   exp,             // exp(a)
+  log,             // log(a)   (a from InputKind::positive)
+  sin,             // sin(a)
+  tanh,            // tanh(a)
   sum,             // sum(a) over all elements
   mean,            // mean(a) over all elements
   einsum,          // einsum(CaseSpec::subscripts, inputs...) (any number of operands)
@@ -53,7 +56,8 @@ inline bool multi_output(Op op) {
 /// the host in double before either side makes a tensor (case_input_values; docs/benchmarks.md,
 /// "Linear-algebra cases"). Every other input is `raw`.
 enum class InputKind : std::uint8_t {
-  raw,               // input_values as they are (every non-linear-algebra case)
+  raw,               // input_values as they are (every non-linear-algebra case but log)
+  positive,          // |input_values| + 0.5, in [0.5, 1.5] (log's domain)
   general,           // G: the LCG state through a mixer (full rank, distinct singular values)
   symmetric,         // (G + G^T) / 2
   spd,               // G G^T / n + I (eigenvalues >= 1)

@@ -49,15 +49,19 @@ const std::vector<CaseSpec>& sweep_cases() {
       const char* name;
       Op op;
       int arity;
+      InputKind kind = InputKind::raw;
     };
-    // Memory-bound ops on n elements (1-D): 10^2 (entry cost) to 10^7 (far beyond L3).
+    // Memory-bound ops on n elements (1-D): 10^2 (entry cost) to 10^7 (far beyond L3), and the
+    // transcendental functions (SLEEF on our side and on libtorch's).
     for (const Named& f :
          {Named{"add", Op::add, 2}, Named{"mul", Op::mul, 2}, Named{"exp", Op::exp, 1},
-          Named{"sum", Op::sum, 1}, Named{"mean", Op::mean, 1}}) {
+          Named{"log", Op::log, 1, InputKind::positive}, Named{"sin", Op::sin, 1},
+          Named{"tanh", Op::tanh, 1}, Named{"sum", Op::sum, 1}, Named{"mean", Op::mean, 1}}) {
       for (Dt dt : {Dt::f32, Dt::f64}) {
         const std::string series = std::string(f.name) + "_" + std::string(dtype_name(dt));
         for (std::int64_t n : one_two_five(100, 10'000'000)) {
           point(series, n, f.op, dt, std::vector<Shape>(static_cast<std::size_t>(f.arity), {n}));
+          v.back().a_kind = f.kind;
         }
       }
     }

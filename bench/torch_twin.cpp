@@ -59,6 +59,12 @@ torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in,
       return in[0] * in[1];
     case Op::exp:
       return in[0].exp();
+    case Op::log:
+      return in[0].log();
+    case Op::sin:
+      return in[0].sin();
+    case Op::tanh:
+      return in[0].tanh();
     case Op::sum:
       return in[0].sum();
     case Op::mean:
