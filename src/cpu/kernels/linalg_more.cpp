@@ -2,7 +2,8 @@
 //
 // eig, qr_pivoted and large lu / lu_solve / pinv / matrix_exp call LAPACK (geev, geqp3 + orgqr,
 // getrf, getrs, gesdd) and BLAS gemm under Note [Linalg provider rules]; small orders (<= 16, svd
-// <= 8) run direct loops in the workspace (Note [Small linalg kernels]). Numerical failures throw
+// <= 8) run direct loops in the workspace (Note [Small linalg kernels]; lu_factor's f32/f64
+// batches the batched small::lu, Note [Batched small linalg kernels]). Numerical failures throw
 // Error{LinAlgError} naming the op and the lowest failing batch index.
 #include <cblas.h>
 
@@ -14,6 +15,7 @@
 #include "cpu/kernels/linalg.hpp"
 #include "cpu/kernels/linalg_batch.hpp"
 #include "cpu/kernels/linalg_lapack.hpp"
+#include "cpu/kernels/linalg_simd_batch.hpp"
 #include "cpu/kernels/linalg_small.hpp"
 #include "cpu/providers/cblas_gemm.hpp"
 
@@ -124,29 +126,6 @@ void eig_t(ExecContext& ctx, const Tensor& a, Tensor& w, Tensor* v) {
 
 // ---- lu_factor ----
 
-// Row-major m x n LU with partial pivoting in place (getrf's right-looking algorithm and pivot
-// choice); piv[k] is the 0-based row swapped with row k. Zero pivots are skipped, as getrf.
-template <class T>
-void lu_rect_small(I m, I n, T* a, I* piv) {
-  const I k = std::min(m, n);
-  for (I c = 0; c < k; ++c) {
-    I p = c;
-    real_t<T> best = abs1(a[c * n + c]);
-    for (I i = c + 1; i < m; ++i)
-      if (abs1(a[i * n + c]) > best) best = abs1(a[i * n + c]), p = i;
-    piv[c] = p;
-    if (p != c)
-      for (I j = 0; j < n; ++j) std::swap(a[c * n + j], a[p * n + j]);
-    const T d = a[c * n + c];
-    if (d == T(0)) continue;
-    for (I i = c + 1; i < m; ++i) {
-      const T l = a[i * n + c] / d;
-      a[i * n + c] = l;
-      for (I j = c + 1; j < n; ++j) a[i * n + j] -= l * a[c * n + j];
-    }
-  }
-}
-
 template <class T>
 void lu_factor_t(ExecContext& ctx, const Tensor& a, Tensor& lu, Tensor& pivots, Tensor& perm) {
   const MatrixBatch A(a);
@@ -156,27 +135,67 @@ void lu_factor_t(ExecContext& ctx, const Tensor& a, Tensor& lu, Tensor& pivots, 
   I* PV = static_cast<I*>(pivots.data_ptr());
   I* PM = static_cast<I*>(perm.data_ptr());
   const bool small = m <= kSmallSolveMax && n <= kSmallSolveMax;
-  const std::size_t bytes = small ? 0 : ws_bytes<T>(m * n) + ws_bytes<int>(k);
-  for_each_matrix(ctx, A.count, m * n * k + 1, bytes, !small, [&](I b, char* p) -> I {
-    T* out = LU + b * m * n;
+  const I work = m * n * k + 1;
+  // 0-based pivots -> pivots and the row permutation: (P^T a)[i] = a[perm[i]].
+  auto finish = [&](I b, const int* ipiv) {
     I* piv = PV + b * k;
-    if (small) {
-      A.pack_row_major(b, out);
-      lu_rect_small<T>(m, n, out, piv);
-    } else {
-      WorkspaceCarver c(p);
-      T* x = c.take<T>(m * n);
-      int* ipiv = c.take<int>(k);
-      A.pack_col_major(b, x, m);
-      if (k > 0) getrf_mn<T>(m, n, x, m, ipiv);
-      for (I i = 0; i < m; ++i)
-        for (I j = 0; j < n; ++j) out[i * n + j] = x[i + j * m];
-      for (I i = 0; i < k; ++i) piv[i] = ipiv[i] - 1;
-    }
-    // The row permutation: (P^T a)[i] = a[perm[i]].
+    for (I i = 0; i < k; ++i) piv[i] = ipiv[i];
     I* pm = PM + b * m;
     for (I i = 0; i < m; ++i) pm[i] = i;
     for (I i = 0; i < k; ++i) std::swap(pm[i], pm[piv[i]]);
+  };
+  bool batched = false;
+  if constexpr (small::has_batch_kernels_v<T>)
+    batched = small && k >= small::kBatchLuMin && m <= small::kBatchSolveMax &&
+              n <= small::kBatchSolveMax;
+  if (batched) {
+    if constexpr (small::has_batch_kernels_v<T>) {
+      const I lanes = small::batch_lanes<T>();
+      const int mi = static_cast<int>(m), ni = static_cast<int>(n);
+      for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+        int pv[small::kMaxBatchLanes * small::kMaxDim];
+        int info[small::kMaxBatchLanes] = {};
+        const T* in[small::kMaxBatchLanes] = {};
+        T* lo[small::kMaxBatchLanes] = {};
+        int* po[small::kMaxBatchLanes] = {};
+        for (I j = 0; j < nb; ++j) {
+          in[j] = A.matrix<T>(b0 + j);
+          lo[j] = LU + (b0 + j) * m * n;
+          po[j] = pv + j * k;
+        }
+        if (small::solve_tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes))) {
+          small::lu_batch<T>(mi, ni, static_cast<int>(nb), in, A.rs, A.cs, lo, po, info);
+        } else {
+          for (I j = 0; j < nb; ++j) {
+            A.pack_row_major(b0 + j, lo[j]);
+            small::lu<T>(mi, ni, lo[j], po[j]);
+          }
+        }
+        for (I j = 0; j < nb; ++j) finish(b0 + j, po[j]);
+        return Failure{};
+      });
+    }
+    return;
+  }
+  const std::size_t bytes = small ? 0 : ws_bytes<T>(m * n) + ws_bytes<int>(k);
+  for_each_matrix(ctx, A.count, work, bytes, !small, [&](I b, char* p) -> I {
+    T* out = LU + b * m * n;
+    if (small) {
+      int ipiv[small::kMaxDim];
+      A.pack_row_major(b, out);
+      small::lu<T>(static_cast<int>(m), static_cast<int>(n), out, ipiv);
+      finish(b, ipiv);
+      return 0;
+    }
+    WorkspaceCarver c(p);
+    T* x = c.take<T>(m * n);
+    int* ipiv = c.take<int>(k);
+    A.pack_col_major(b, x, m);
+    if (k > 0) getrf_mn<T>(m, n, x, m, ipiv);
+    for (I i = 0; i < m; ++i)
+      for (I j = 0; j < n; ++j) out[i * n + j] = x[i + j * m];
+    for (I i = 0; i < k; ++i) ipiv[i] -= 1;
+    finish(b, ipiv);
     return 0;
   });
 }

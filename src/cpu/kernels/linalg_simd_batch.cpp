@@ -17,6 +17,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 // clang-format on
+#include "cpu/kernels/linalg_simd_batch-inl.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace tenferro::detail::small {
@@ -30,30 +31,6 @@ constexpr Real pow2(int e) noexcept {
   for (; e < 0; ++e) r /= 2;
   return r;
 }
-
-// Every product goes through mul(). GCC contracts a product and a following add into an FMA where
-// the target has one (-ffp-contract=fast, its default for C++), which the scalar kernels (a
-// baseline x86-64 build, no FMA) never do: the empty asm makes the product an opaque value, so
-// each lane rounds exactly as the scalar code.
-template <class V>
-HWY_INLINE V mul(V a, V b) {
-  V p = hn::Mul(a, b);
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && (HWY_COMPILER_GCC || HWY_COMPILER_CLANG)
-  asm("" : "+v"(p.raw));
-#endif
-  return p;
-}
-
-// The vectors of a tile: element k of the L matrices is x[k * L .. k * L + L).
-template <class D>
-struct Tile {
-  using T = hn::TFromD<D>;
-  using V = hn::Vec<D>;
-  D d;
-  std::size_t L;
-  V load(const T* x, int k) const { return hn::Load(d, x + static_cast<std::size_t>(k) * L); }
-  void store(V v, T* x, int k) const { hn::Store(v, d, x + static_cast<std::size_t>(k) * L); }
-};
 
 // dotc / sumsq of linalg_small.cpp (real T): four partial sums, (s0 + s1) + (s2 + s3).
 template <class D, class T = hn::TFromD<D>>
@@ -425,7 +402,7 @@ HWY_INLINE hn::Vec<D> larfg(const Tile<D>& t, T* x, int len) {
 template <class D, class T = hn::TFromD<D>>
 HWY_INLINE void apply_reflector(const Tile<D>& t, const T* v, int rows, hn::Vec<D> tau, T* C,
                                 int ld, int cols) {
-  const auto active = hn::Ne(tau, hn::Zero(t.d));
+  const auto active = hn::Not(hn::Eq(tau, hn::Zero(t.d)));  // C++'s tau != 0 (hn::Ne is ordered)
   if (hn::AllFalse(t.d, active)) return;
   for (int j = 0; j < cols; ++j) {
     T* cj = C + static_cast<std::size_t>(j) * ld * t.L;

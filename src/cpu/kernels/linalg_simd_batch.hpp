@@ -1,4 +1,4 @@
-// Small svd / eigh / qr run across a batch: one SIMD lane per matrix.
+// Small svd / eigh / qr / cholesky / lu run across a batch: one SIMD lane per matrix.
 //
 // Note [Batched small linalg kernels]: the scalar kernels of linalg_small.hpp (Note [Small linalg
 // kernels]) spend their time in short loops (a 4x4 svd rotates columns of length 4) that do not
@@ -11,21 +11,30 @@
 // kernel's floating-point operations in the same order (single IEEE operations: add, sub, mul,
 // div, sqrt; products are kept from being fused into FMAs, as in the scalar kernels, which are a
 // baseline x86-64 build without FMA),
-// and every decision (rotate this pair? the rotation formula's range branch, convergence) is taken
-// per lane with masks: a lane that does not rotate keeps its old values (a select, never a
-// multiplication by c = 1, s = 0). Sweeps go on until no lane rotates; a converged lane's state
-// no longer changes, so its further sweeps are no-ops, and a lane that never converges stops
-// after the scalar kernel's 60 sweeps with the same state. Sorting, scaling back and the
-// left-vector completion run per matrix through the scalar kernels' own finishing stages
-// (small::svd_finish / eigh_finish). So a matrix's outputs do not depend on its tile-mates, its
-// position in the batch, the chunking or the thread count, nor on whether the batched or the scalar
-// kernel ran: the two are interchangeable (tests/linalg/linalg_batched_simd_test.cpp checks
-// bitwise equality).
+// and every decision (rotate this pair? the rotation formula's range branch, convergence; the LU
+// pivot row, by the first largest |a_ic| as the scalar search, and its row swap; a zero LU pivot;
+// a Cholesky pivot that is not positive, which stops that lane only) is taken per lane with masks:
+// a lane that does not rotate keeps its old values (a select, never a multiplication by c = 1, s =
+// 0). Sweeps go on until no lane rotates; a converged lane's state no longer changes, so its
+// further sweeps are no-ops, and a lane that never converges stops after the scalar kernel's 60
+// sweeps with the same state. Sorting, scaling back and the left-vector completion run per matrix
+// through the scalar kernels' own finishing stages (small::svd_finish / eigh_finish). Cholesky and
+// LU (linalg_simd_solve.cpp) mirror small::cholesky, small::lu and small::lu_solve
+// (linalg_small.cpp, the loops the ops ran before). So a matrix's outputs do not depend on its
+// tile-mates, its position in the batch, the chunking or the thread count, nor on whether the
+// batched or the scalar kernel ran: the two are interchangeable
+// (tests/linalg/linalg_batched_simd_test.cpp checks bitwise equality).
 //
-// Matrices are row-major and contiguous, finite, 1 <= m, n <= kMaxDim. A null input pointer is an
-// unused lane (computed on a zero matrix, outputs not written).
+// Comparisons keep C++'s meaning: hn::Ne is an ordered compare (false for NaN), so "x != 0" is
+// Not(Eq(x, 0)); the Cholesky and LU kernels also take NaN / Inf input and match the scalar loops
+// on it (qr's Inf lanes do not yet, see the test).
+//
+// svd / eigh / qr: matrices are row-major and contiguous, finite, 1 <= m, n <= kMaxDim; cholesky /
+// lu: strided input, any values. A null input pointer is an unused lane (computed on a zero or
+// identity matrix, outputs not written).
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "cpu/kernels/linalg_small.hpp"
@@ -43,9 +52,19 @@ inline constexpr int kMaxBatchLanes = 16;
 inline constexpr int kBatchDecompMin = 3;
 inline constexpr int kBatchDecompMax = 8;
 inline constexpr int kBatchQrMax = 16;
+/// cholesky (linalg_solve.cpp) of order kBatchCholeskyMin..kBatchSolveMax, and the LU of solve,
+/// det, slogdet (linalg_solve.cpp) and lu_factor (linalg_more.cpp; min(m, n) >= kBatchLuMin,
+/// m, n <= kBatchSolveMax) likewise, tile by tile, batched where solve_tile_pays_off: these
+/// scalar loops are cheap (a 4x4 f64 Cholesky is about 40 ns), so the batched kernel needs fuller
+/// tiles than svd/eigh/qr to win.
+inline constexpr int kBatchCholeskyMin = 6;
+inline constexpr int kBatchLuMin = 3;
+inline constexpr int kBatchSolveMax = 16;
 
 /// Whether a tile of `count` matrices out of `lanes` is faster batched than one by one.
 inline bool tile_pays_off(int count, int lanes) noexcept { return 2 * count >= lanes; }
+/// The same for cholesky and LU: at least 3/4 of the lanes used.
+inline bool solve_tile_pays_off(int count, int lanes) noexcept { return 4 * count >= 3 * lanes; }
 
 /// True when the batched kernels exist for T (f32, f64; complex types keep the scalar kernels).
 template <class T>
@@ -70,5 +89,26 @@ void eigh_batch(int n, int count, const T* const* a, bool lower, T* const* w, T*
 /// small::qr of count <= batch_lanes<T>() m x n matrices: q[l], r[l] as small::qr's outputs.
 template <class T>
 void qr_batch(int m, int n, int count, const T* const* a, T* const* q, T* const* r, bool complete);
+
+/// small::cholesky of count <= batch_lanes<T>() n x n matrices: element (i, j) of matrix l is
+/// a[l][i * rs + j * cs] (only the lower triangle is read; a[l] == nullptr: an unused lane);
+/// l_out[l] (row-major n x n) and info[l] get small::cholesky's result on a row-major copy.
+template <class T>
+void cholesky_batch(int n, int count, const T* const* a, std::int64_t rs, std::int64_t cs,
+                    T* const* l_out, int* info);
+
+/// small::lu of count <= batch_lanes<T>() m x n matrices (element (i, j) of matrix l at
+/// a[l][i * rs + j * cs]; nullptr: an unused lane): lu_out[l] row-major m x n, piv[l] (min(m, n)
+/// entries) and info[l] as small::lu on a row-major copy.
+template <class T>
+void lu_batch(int m, int n, int count, const T* const* a, std::int64_t rs, std::int64_t cs,
+              T* const* lu_out, int* const* piv, int* info);
+
+/// small::lu then, where it succeeds, small::lu_solve of count <= batch_lanes<T>() n x n systems
+/// with r >= 1 right-hand sides (element (i, j) of b[l] at b[l][i * brs + j * bcs]): x[l]
+/// row-major n x r, info[l] small::lu's return value (x[l] is unspecified where it is not 0).
+template <class T>
+void solve_batch(int n, int r, int count, const T* const* a, std::int64_t rs, std::int64_t cs,
+                 const T* const* b, std::int64_t brs, std::int64_t bcs, T* const* x, int* info);
 
 }  // namespace tenferro::detail::small

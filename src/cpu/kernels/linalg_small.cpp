@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <new>
+#include <utility>
 
 #include "cpu/kernels/complex_mul.hpp"
 
@@ -743,7 +744,90 @@ void qr(int m, int n, const T* a, T* q, T* r, bool complete) {
   qr_impl<T>(m, n, a, q, r, complete);
 }
 
+// Cholesky and LU use std::complex's operators (unlike the kernels above): they were the loops of
+// linalg_solve.cpp / linalg_more.cpp, moved here unchanged so that their results did not change.
+template <class T>
+int cholesky(int n, T* x) {
+  using Real = real_t<T>;
+  int info = 0;
+  for (int j = 0; j < n; ++j) {
+    Real d = std::real(x[j * n + j]);
+    for (int k = 0; k < j; ++k) d -= std::norm(x[j * n + k]);
+    if (!(d > Real(0))) {  // also NaN
+      info = j + 1;
+      break;
+    }
+    const Real ljj = std::sqrt(d);
+    x[j * n + j] = T(ljj);
+    for (int i = j + 1; i < n; ++i) {
+      T s = x[i * n + j];
+      for (int k = 0; k < j; ++k) s -= x[i * n + k] * conj_(x[j * n + k]);
+      x[i * n + j] = s / ljj;
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) x[i * n + j] = T(0);
+  return info;
+}
+
+template <class T>
+inline R<T> abs1(const T& v) noexcept {  // LAPACK's pivot measure, as i?amax
+  if constexpr (is_complex_v<T>)
+    return std::abs(v.real()) + std::abs(v.imag());
+  else
+    return std::abs(v);
+}
+
+template <class T>
+int lu(int m, int n, T* a, int* piv) {
+  const int k = m < n ? m : n;
+  int info = 0;
+  for (int c = 0; c < k; ++c) {
+    int p = c;
+    R<T> best = abs1(a[c * n + c]);
+    for (int i = c + 1; i < m; ++i)
+      if (abs1(a[i * n + c]) > best) best = abs1(a[i * n + c]), p = i;
+    piv[c] = p;
+    if (p != c)
+      for (int j = 0; j < n; ++j) std::swap(a[c * n + j], a[p * n + j]);
+    const T d = a[c * n + c];
+    if (d == T(0)) {
+      if (info == 0) info = c + 1;
+      continue;
+    }
+    for (int i = c + 1; i < m; ++i) {
+      const T l = a[i * n + c] / d;
+      a[i * n + c] = l;
+      for (int j = c + 1; j < n; ++j) a[i * n + j] -= l * a[c * n + j];
+    }
+  }
+  return info;
+}
+
+template <class T>
+void lu_solve(int n, const T* lu, const int* piv, T* b, int r) {
+  for (int k = 0; k < n; ++k)
+    if (piv[k] != k)
+      for (int j = 0; j < r; ++j) std::swap(b[k * r + j], b[piv[k] * r + j]);
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < i; ++k) {
+      const T l = lu[i * n + k];
+      for (int j = 0; j < r; ++j) b[i * r + j] -= l * b[k * r + j];
+    }
+  for (int i = n; i-- > 0;) {
+    for (int k = i + 1; k < n; ++k) {
+      const T u = lu[i * n + k];
+      for (int j = 0; j < r; ++j) b[i * r + j] -= u * b[k * r + j];
+    }
+    const T d = lu[i * n + i];
+    for (int j = 0; j < r; ++j) b[i * r + j] /= d;
+  }
+}
+
 #define TENFERRO_SMALL_LINALG_INSTANTIATE(T)                                                       \
+  template int cholesky<T>(int, T*);                                                               \
+  template int lu<T>(int, int, T*, int*);                                                          \
+  template void lu_solve<T>(int, const T*, const int*, T*, int);                                   \
   template bool svd<T>(int, int, const T*, T*, real_t<T>*, T*);                                    \
   template bool eigh<T>(int, const T*, bool, real_t<T>*, T*);                                      \
   template void qr<T>(int, int, const T*, T*, T*, bool);                                           \

@@ -1,5 +1,5 @@
-// Small dense linear-algebra kernels (SVD, Hermitian eigh, Householder QR) for matrices of at most
-// kMaxDim x kMaxDim, used instead of LAPACK for batches of tiny matrices.
+// Small dense linear-algebra kernels (SVD, Hermitian eigh, Householder QR, Cholesky, LU) for
+// matrices of at most kMaxDim x kMaxDim, used instead of LAPACK for batches of tiny matrices.
 //
 // Note [Small linalg kernels]: a 16 x (2x2) batched svd must not be 16 LAPACK calls with workspace
 // queries: for a 2x2 matrix the call overhead (argument checks, workspace query, allocation,
@@ -59,6 +59,27 @@ bool eigh(int n, const T* a, bool lower, real_t<T>* w, T* v);
 /// m x n. Zeros below r's diagonal are written.
 template <class T>
 void qr(int m, int n, const T* a, T* q, T* r, bool complete);
+
+/// Cholesky factor of the n x n matrix whose lower triangle is in x (row-major, in place): on
+/// return x holds l (a = l l^H) in its lower triangle and zeros above (the upper triangle is never
+/// read). Returns 0, or j + 1 when the leading minor of order j + 1 is not positive (NaN
+/// included); x's columns from j on are then left partly computed. Plain loops (the product
+/// order below is the one the batched kernel repeats): l_jj = sqrt(a_jj - sum_k |l_jk|^2),
+/// l_ij = (a_ij - sum_k l_ik conj(l_jk)) / l_jj, k ascending.
+template <class T>
+int cholesky(int n, T* x);
+
+/// LU with partial pivoting of the row-major m x n a in place (LAPACK xGETF2's right-looking
+/// algorithm and pivot choice: the first entry of largest |re| + |im| in the column): P a = L U,
+/// unit L below the diagonal. piv[k] (k < min(m, n)) is the 0-based row swapped with row k.
+/// Returns 0, or 1 + the first column whose pivot is exactly zero (that column is skipped and the
+/// factorisation goes on, as getrf).
+template <class T>
+int lu(int m, int n, T* a, int* piv);
+
+/// Solves a x = b with lu's factors of the n x n a: b row-major n x r, overwritten with x.
+template <class T>
+void lu_solve(int n, const T* lu, const int* piv, T* b, int r);
 
 // Stages shared with the batched kernels (linalg_simd_batch.hpp), which run the Jacobi sweeps of
 // many matrices at once with the same floating-point operations in the same order, then finish

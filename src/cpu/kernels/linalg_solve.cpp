@@ -1,5 +1,7 @@
 // cholesky, solve, slogdet, det, triangular_solve kernels: direct loops for small orders (no LAPACK
-// call overhead, no workspace query), LAPACK (potrf, getrf + getrs) and BLAS trsm beyond.
+// call overhead, no workspace query; small::cholesky / lu / lu_solve, and for f32/f64 batches their
+// batched twins, Note [Batched small linalg kernels]), LAPACK (potrf, getrf + getrs) and BLAS trsm
+// beyond.
 #include <cblas.h>
 
 #include <algorithm>
@@ -10,100 +12,77 @@
 #include "cpu/kernels/linalg.hpp"
 #include "cpu/kernels/linalg_batch.hpp"
 #include "cpu/kernels/linalg_lapack.hpp"
+#include "cpu/kernels/linalg_simd_batch.hpp"
+#include "cpu/kernels/linalg_small.hpp"
 
 namespace tenferro::detail::linalg {
 namespace {
 
-// In-place LU with partial pivoting of row-major n x n a: P a = L U (unit L below the diagonal).
-// piv[k] is the row swapped with row k. Returns 0, or 1 + the first exactly zero pivot (the
-// factorisation still completes, as getrf).
+// Whether the batched kernels (Note [Batched small linalg kernels]) take LU / Cholesky of order n.
 template <class T>
-I lu_small(I n, T* a, int* piv) {
-  I info = 0;
-  for (I k = 0; k < n; ++k) {
-    I p = k;
-    real_t<T> best = abs1(a[k * n + k]);
-    for (I i = k + 1; i < n; ++i)
-      if (abs1(a[i * n + k]) > best) best = abs1(a[i * n + k]), p = i;
-    piv[k] = static_cast<int>(p);
-    if (p != k)
-      for (I j = 0; j < n; ++j) std::swap(a[k * n + j], a[p * n + j]);
-    const T d = a[k * n + k];
-    if (d == T(0)) {
-      if (info == 0) info = k + 1;
-      continue;
-    }
-    for (I i = k + 1; i < n; ++i) {
-      const T l = a[i * n + k] / d;
-      a[i * n + k] = l;
-      for (I j = k + 1; j < n; ++j) a[i * n + j] -= l * a[k * n + j];
-    }
-  }
-  return info;
+bool batched_lu(I n) {
+  if constexpr (small::has_batch_kernels_v<T>)
+    return n >= small::kBatchLuMin && n <= small::kBatchSolveMax && n <= kSmallSolveMax;
+  else
+    return false;
 }
-
-// Solves with lu_small's factors, b row-major n x r in place.
 template <class T>
-void lu_solve_small(I n, const T* lu, const int* piv, T* b, I r) {
-  for (I k = 0; k < n; ++k)
-    if (piv[k] != k)
-      for (I j = 0; j < r; ++j) std::swap(b[k * r + j], b[piv[k] * r + j]);
-  for (I i = 0; i < n; ++i)
-    for (I k = 0; k < i; ++k) {
-      const T l = lu[i * n + k];
-      for (I j = 0; j < r; ++j) b[i * r + j] -= l * b[k * r + j];
-    }
-  for (I i = n; i-- > 0;) {
-    for (I k = i + 1; k < n; ++k) {
-      const T u = lu[i * n + k];
-      for (I j = 0; j < r; ++j) b[i * r + j] -= u * b[k * r + j];
-    }
-    const T d = lu[i * n + i];
-    for (I j = 0; j < r; ++j) b[i * r + j] /= d;
-  }
+bool batched_cholesky(I n) {
+  if constexpr (small::has_batch_kernels_v<T>)
+    return n >= small::kBatchCholeskyMin && n <= small::kBatchSolveMax && n <= kSmallSolveMax;
+  else
+    return false;
 }
 
 template <class T>
 void cholesky_t(ExecContext& ctx, const Tensor& a, Tensor& l) {
-  using R = real_t<T>;
   const MatrixBatch A(a);
   const I n = A.rows;
   if (A.count == 0 || n == 0) return;
   T* L = static_cast<T*>(l.data_ptr());
   const bool small = n <= kSmallSolveMax;
-  const Failure f =
-      for_each_matrix(ctx, A.count, n * n * n / 3 + 1, 0, !small, [&](I b, char*) -> I {
-        T* x = L + b * n * n;
-        const T* src = A.matrix<T>(b);
-        // The lower triangle, row-major; the upper is zeroed at the end.
-        for (I i = 0; i < n; ++i)
-          for (I j = 0; j <= i; ++j) x[i * n + j] = src[i * A.rs + j * A.cs];
-        I info = 0;
-        if (small) {
-          for (I j = 0; j < n && info == 0; ++j) {
-            R d = std::real(x[j * n + j]);
-            for (I k = 0; k < j; ++k) d -= std::norm(x[j * n + k]);
-            if (!(d > R(0))) {  // also NaN
-              info = j + 1;
-              break;
-            }
-            const R ljj = std::sqrt(d);
-            x[j * n + j] = T(ljj);
-            for (I i = j + 1; i < n; ++i) {
-              T s = x[i * n + j];
-              for (I k = 0; k < j; ++k) s -= x[i * n + k] * conj_of(x[j * n + k]);
-              x[i * n + j] = s / ljj;
-            }
+  const I work = n * n * n / 3 + 1;
+  // One matrix by the loops (small) or potrf, into its output.
+  auto one = [&](I b) -> I {
+    T* x = L + b * n * n;
+    const T* src = A.matrix<T>(b);
+    // The lower triangle, row-major; the upper is zeroed at the end.
+    for (I i = 0; i < n; ++i)
+      for (I j = 0; j <= i; ++j) x[i * n + j] = src[i * A.rs + j * A.cs];
+    if (small) return small::cholesky<T>(static_cast<int>(n), x);
+    // Read column-major, the row-major lower triangle is the upper triangle of conj(a): potrf 'U'
+    // gives conj(a) = U^H U, so a = U^T conj(U) and the buffer read row-major is L = U^T.
+    const I info = potrf<T>('U', n, x, n);
+    for (I i = 0; i < n; ++i)
+      for (I j = i + 1; j < n; ++j) x[i * n + j] = T(0);
+    return info;
+  };
+  Failure f;
+  if (batched_cholesky<T>(n)) {
+    if constexpr (small::has_batch_kernels_v<T>) {
+      const I lanes = small::batch_lanes<T>();
+      f = for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+        int info[small::kMaxBatchLanes] = {};
+        if (small::solve_tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes))) {
+          const T* in[small::kMaxBatchLanes] = {};
+          T* out[small::kMaxBatchLanes] = {};
+          for (I j = 0; j < nb; ++j) {
+            in[j] = A.matrix<T>(b0 + j);
+            out[j] = L + (b0 + j) * n * n;
           }
+          small::cholesky_batch<T>(static_cast<int>(n), static_cast<int>(nb), in, A.rs, A.cs, out,
+                                   info);
         } else {
-          // Read column-major, the row-major lower triangle is the upper triangle of conj(a): potrf
-          // 'U' gives conj(a) = U^H U, so a = U^T conj(U) and the buffer read row-major is L = U^T.
-          info = potrf<T>('U', n, x, n);
+          for (I j = 0; j < nb; ++j) info[j] = static_cast<int>(one(b0 + j));
         }
-        for (I i = 0; i < n; ++i)
-          for (I j = i + 1; j < n; ++j) x[i * n + j] = T(0);
-        return info;
+        for (I j = 0; j < nb; ++j)
+          if (info[j] != 0) return Failure{b0 + j, info[j]};
+        return Failure{};
       });
+    }
+  } else {
+    f = for_each_matrix(ctx, A.count, work, 0, !small, [&](I b, char*) -> I { return one(b); });
+  }
   if (f)
     throw Error(ErrorKind::LinAlgError,
                 "cholesky: the matrix at batch index " + std::to_string(f.batch) +
@@ -125,31 +104,63 @@ void solve_t(ExecContext& ctx, const Tensor& a, const Tensor& b, Tensor& x) {
   if (A.count == 0 || n == 0 || r == 0) return;
   T* X = static_cast<T*>(x.data_ptr());
   const bool small = n <= kSmallSolveMax;
-  const std::size_t bytes =
-      ws_bytes<T>(n * n) + ws_bytes<int>(n) + (small ? 0 : ws_bytes<T>(n * r));
-  const Failure f =
-      for_each_matrix(ctx, A.count, n * n * (n + r), bytes, !small, [&](I bi, char* w) -> I {
-        WorkspaceCarver c(w);
-        T* lu = c.take<T>(n * n);
-        int* piv = c.take<int>(n);
-        T* xb = X + bi * n * r;
-        if (small) {
-          A.pack_row_major(bi, lu);
-          B.pack_row_major(bi, xb);
-          const I info = lu_small<T>(n, lu, piv);
-          if (info == 0) lu_solve_small<T>(n, lu, piv, xb, r);
-          return info;
+  const I work = n * n * (n + r);
+  // The loops on one system, lu (n x n) and piv as workspace.
+  auto one_small = [&](I bi, T* lu, int* piv) -> I {
+    T* xb = X + bi * n * r;
+    A.pack_row_major(bi, lu);
+    B.pack_row_major(bi, xb);
+    const int info = small::lu<T>(static_cast<int>(n), static_cast<int>(n), lu, piv);
+    if (info == 0) small::lu_solve<T>(static_cast<int>(n), lu, piv, xb, static_cast<int>(r));
+    return info;
+  };
+  Failure f;
+  if (batched_lu<T>(n)) {
+    if constexpr (small::has_batch_kernels_v<T>) {
+      const I lanes = small::batch_lanes<T>();
+      f = for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+        int info[small::kMaxBatchLanes] = {};
+        if (small::solve_tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes))) {
+          const T* in[small::kMaxBatchLanes] = {};
+          const T* rhs[small::kMaxBatchLanes] = {};
+          T* out[small::kMaxBatchLanes] = {};
+          for (I j = 0; j < nb; ++j) {
+            in[j] = A.matrix<T>(b0 + j);
+            rhs[j] = B.matrix<T>(b0 + j);
+            out[j] = X + (b0 + j) * n * r;
+          }
+          small::solve_batch<T>(static_cast<int>(n), static_cast<int>(r), static_cast<int>(nb), in,
+                                A.rs, A.cs, rhs, B.rs, B.cs, out, info);
+        } else {
+          T lu[small::kMaxDim * small::kMaxDim];
+          int piv[small::kMaxDim];
+          for (I j = 0; j < nb; ++j) info[j] = static_cast<int>(one_small(b0 + j, lu, piv));
         }
-        T* rhs = c.take<T>(n * r);
-        A.pack_col_major(bi, lu, n);
-        B.pack_col_major(bi, rhs, n);
-        const I info = getrf<T>(n, lu, n, piv);
-        if (info != 0) return info;
-        getrs<T>('N', n, r, lu, n, piv, rhs, n);
-        for (I i = 0; i < n; ++i)
-          for (I j = 0; j < r; ++j) xb[i * r + j] = rhs[i + j * n];
-        return 0;
+        for (I j = 0; j < nb; ++j)
+          if (info[j] != 0) return Failure{b0 + j, info[j]};
+        return Failure{};
       });
+    }
+  } else {
+    const std::size_t bytes =
+        ws_bytes<T>(n * n) + ws_bytes<int>(n) + (small ? 0 : ws_bytes<T>(n * r));
+    f = for_each_matrix(ctx, A.count, work, bytes, !small, [&](I bi, char* w) -> I {
+      WorkspaceCarver c(w);
+      T* lu = c.take<T>(n * n);
+      int* piv = c.take<int>(n);
+      if (small) return one_small(bi, lu, piv);
+      T* xb = X + bi * n * r;
+      T* rhs = c.take<T>(n * r);
+      A.pack_col_major(bi, lu, n);
+      B.pack_col_major(bi, rhs, n);
+      const I info = getrf<T>(n, lu, n, piv);
+      if (info != 0) return info;
+      getrs<T>('N', n, r, lu, n, piv, rhs, n);
+      for (I i = 0; i < n; ++i)
+        for (I j = 0; j < r; ++j) xb[i * r + j] = rhs[i + j * n];
+      return 0;
+    });
+  }
   if (f) throw_singular("solve", f);
 }
 
@@ -159,8 +170,47 @@ void lu_each(ExecContext& ctx, const Tensor& a, F&& f) {
   const MatrixBatch A(a);
   const I n = A.rows;
   const bool small = n <= kSmallSolveMax;
+  const I work = n * n * n / 3 + 1;
+  // getrf's pivots are 1-based, small::lu's 0-based.
+  auto odd_swaps = [n](const int* piv, int base) {
+    bool odd = false;
+    for (I i = 0; i < n; ++i)
+      if (piv[i] != i + base) odd = !odd;
+    return odd;
+  };
+  if (batched_lu<T>(n)) {
+    if constexpr (small::has_batch_kernels_v<T>) {
+      // Each matrix read transposed (as pack_col_major below): the same determinant.
+      const I lanes = small::batch_lanes<T>();
+      for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+        T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];
+        int pv[small::kMaxBatchLanes * small::kMaxDim];
+        int info[small::kMaxBatchLanes] = {};
+        const T* in[small::kMaxBatchLanes] = {};
+        T* lo[small::kMaxBatchLanes] = {};
+        int* po[small::kMaxBatchLanes] = {};
+        for (I j = 0; j < nb; ++j) {
+          in[j] = A.matrix<T>(b0 + j);
+          lo[j] = buf + j * n * n;
+          po[j] = pv + j * n;
+        }
+        const int ni = static_cast<int>(n);
+        if (small::solve_tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes))) {
+          small::lu_batch<T>(ni, ni, static_cast<int>(nb), in, A.cs, A.rs, lo, po, info);
+        } else {
+          for (I j = 0; j < nb; ++j) {
+            A.pack_col_major(b0 + j, lo[j], n);
+            small::lu<T>(ni, ni, lo[j], po[j]);
+          }
+        }
+        for (I j = 0; j < nb; ++j) f(b0 + j, lo[j], n, odd_swaps(po[j], 0));
+        return Failure{};
+      });
+    }
+    return;
+  }
   const std::size_t bytes = ws_bytes<T>(n * n) + ws_bytes<int>(n);
-  for_each_matrix(ctx, A.count, n * n * n / 3 + 1, bytes, !small, [&](I b, char* w) -> I {
+  for_each_matrix(ctx, A.count, work, bytes, !small, [&](I b, char* w) -> I {
     WorkspaceCarver c(w);
     T* lu = c.take<T>(n * n);
     int* piv = c.take<int>(n);
@@ -168,13 +218,10 @@ void lu_each(ExecContext& ctx, const Tensor& a, F&& f) {
     // determinant is the same.
     A.pack_col_major(b, lu, n);
     if (small)
-      lu_small<T>(n, lu, piv);
+      small::lu<T>(static_cast<int>(n), static_cast<int>(n), lu, piv);
     else
       getrf<T>(n, lu, n, piv);
-    bool odd = false;
-    for (I i = 0; i < n; ++i)  // getrf's pivots are 1-based, lu_small's 0-based
-      if (piv[i] != (small ? i : i + 1)) odd = !odd;
-    f(b, lu, n, odd);
+    f(b, lu, n, odd_swaps(piv, small ? 0 : 1));
     return 0;
   });
 }
