@@ -1,7 +1,10 @@
 // Timing of the batched small linalg kernels (cpu/kernels/linalg_simd_batch.hpp, one SIMD lane per
 // matrix) against the scalar ones (linalg_small.hpp): median ns per matrix, f64 and f32, square
-// n x n, n in {2, 3, 4, 6, 8, 12, 16}, for svd, eigh and reduced qr (all with vectors):
-//   scalar:  small::svd / eigh / qr one matrix after the other over a batch of 64;
+// n x n, n in {2, 3, 4, 6, 8, 12, 16}, for svd, eigh and reduced qr (all with vectors), then
+// cholesky (of a + a^T + 2n I), lu and solve (lu + lu_solve, one right-hand side):
+//   scalar:  small::svd / eigh / qr / cholesky / lu (/ lu_solve) one matrix after the other over
+//            a batch of 64 (cholesky, lu, solve: copying the input into the output included, as
+//            the batched kernels read the input in place);
 //   b64:     the batched kernel over a batch of 64 (full tiles of batch_lanes<T>() matrices);
 //   b2:      the batched kernel on a tile holding 2 matrices (the smallest batch it is used for);
 //   b1:      the batched kernel on a tile holding 1 matrix.
@@ -13,12 +16,13 @@
 // root (the g++ command is one line, wrapped here):
 //   g++ -std=c++20 -O3 -DNDEBUG -I include -I src -o /tmp/linalg_batched_timing
 //       bench/profile/linalg_batched_timing.cpp src/cpu/kernels/linalg_small.cpp
-//       src/cpu/kernels/linalg_simd_batch.cpp -lhwy
-//   /tmp/linalg_batched_timing
+//       src/cpu/kernels/linalg_simd_batch.cpp src/cpu/kernels/linalg_simd_solve.cpp -lhwy
+//   /tmp/linalg_batched_timing [decomp | solve]
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -64,7 +68,7 @@ double time_ns(F&& f, int batch) {
   return samples[10];
 }
 
-enum class Op { svd, eigh, qr };
+enum class Op { svd, eigh, qr, cholesky, lu, solve };
 
 // Per-matrix output pointers into out (n * n per matrix and output), for count matrices from b0.
 template <class T>
@@ -72,8 +76,12 @@ void run_batched(Op op, int n, int count, const std::vector<T>& in, int b0, std:
                  std::vector<T>& o2, std::vector<T>& o3) {
   const T* a[sm::kMaxBatchLanes];
   T *p1[sm::kMaxBatchLanes], *p2[sm::kMaxBatchLanes], *p3[sm::kMaxBatchLanes];
+  int* pv[sm::kMaxBatchLanes];
+  static int piv[64 * sm::kMaxDim];
+  int info[sm::kMaxBatchLanes];
   bool ok[sm::kMaxBatchLanes];
   for (int l = 0; l < count; ++l) {
+    pv[l] = piv + (b0 + l) * sm::kMaxDim;
     const int b = b0 + l;
     a[l] = in.data() + b * n * n;
     p1[l] = o1.data() + b * n * n;
@@ -83,6 +91,13 @@ void run_batched(Op op, int n, int count, const std::vector<T>& in, int b0, std:
   if (op == Op::svd) sm::svd_batch<T>(n, n, count, a, p1, p2, p3, ok);
   if (op == Op::eigh) sm::eigh_batch<T>(n, count, a, true, p2, p1, ok);
   if (op == Op::qr) sm::qr_batch<T>(n, n, count, a, p1, p3, false);
+  if (op == Op::cholesky) sm::cholesky_batch<T>(n, count, a, n, 1, p1, info);
+  if (op == Op::lu) sm::lu_batch<T>(n, n, count, a, n, 1, p1, pv, info);
+  if (op == Op::solve) {  // o2 holds the right-hand sides (n x 1)
+    const T* rhs[sm::kMaxBatchLanes];
+    for (int l = 0; l < count; ++l) rhs[l] = o2.data() + (b0 + l) * n * n;
+    sm::solve_batch<T>(n, 1, count, a, n, 1, rhs, 1, 1, p1, info);
+  }
 }
 
 template <class T>
@@ -90,30 +105,55 @@ void run_scalar(Op op, int n, const T* a, T* o1, T* o2, T* o3) {
   if (op == Op::svd) sm::svd<T>(n, n, a, o1, o2, o3);
   if (op == Op::eigh) sm::eigh<T>(n, a, true, o2, o1);
   if (op == Op::qr) sm::qr<T>(n, n, a, o1, o3, false);
+  int piv[sm::kMaxDim];
+  if (op == Op::cholesky) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j <= i; ++j) o1[i * n + j] = a[i * n + j];
+    (void)sm::cholesky<T>(n, o1);
+  }
+  if (op == Op::lu) {
+    for (int e = 0; e < n * n; ++e) o1[e] = a[e];
+    (void)sm::lu<T>(n, n, o1, piv);
+  }
+  if (op == Op::solve) {  // o2 holds the right-hand side (n x 1)
+    for (int e = 0; e < n * n; ++e) o3[e] = a[e];
+    for (int i = 0; i < n; ++i) o1[i] = o2[i];
+    if (sm::lu<T>(n, n, o3, piv) == 0) sm::lu_solve<T>(n, o3, piv, o1, 1);
+  }
+}
+
+const char* op_name(Op op) {
+  static const char* const names[] = {"svd", "eigh", "qr", "cholesky", "lu", "solve"};
+  return names[static_cast<int>(op)];
 }
 
 template <class T>
-void time_type() {
+void time_type(const std::vector<Op>& ops) {
   const char* tn = std::is_same_v<T, double> ? "f64" : "f32";
   const int L = sm::batch_lanes<T>();
   constexpr int kBatch = 64;
-  std::printf("\n%s, %d lanes per tile: ns per matrix (median)\n", tn, L);
-  std::printf("%4s | %8s %8s %8s %8s | %8s %8s %8s %8s | %8s %8s %8s %8s\n", "n", "svd", "b64",
-              "b2", "b1", "eigh", "b64", "b2", "b1", "qr", "b64", "b2", "b1");
+  std::printf("\n%s, %d lanes per tile: ns per matrix (median)\n%4s", tn, L, "n");
+  for (Op op : ops) std::printf(" | %8s %8s %8s %8s", op_name(op), "b64", "b2", "b1");
+  std::printf("\n");
   Rng g{777};
   for (int n : {2, 3, 4, 6, 8, 12, 16}) {
-    std::vector<T> as(kBatch * n * n), hs(kBatch * n * n);
+    std::vector<T> as(kBatch * n * n), hs(kBatch * n * n), ps(kBatch * n * n);
     for (T& x : as) x = T(g.uniform());
     for (int b = 0; b < kBatch; ++b) {
       T* h = hs.data() + b * n * n;
+      T* p = ps.data() + b * n * n;
       for (int i = 0; i < n; ++i)
-        for (int j = 0; j <= i; ++j) h[i * n + j] = h[j * n + i] = T(g.uniform());
+        for (int j = 0; j <= i; ++j) {
+          h[i * n + j] = h[j * n + i] = T(g.uniform());
+          p[i * n + j] = p[j * n + i] = h[i * n + j] + T(i == j ? 2 * n : 0);
+        }
     }
     std::vector<T> o1(kBatch * n * n), o2(kBatch * n * n), o3(kBatch * n * n);
-    double t[3][4];
-    for (Op op : {Op::svd, Op::eigh, Op::qr}) {
-      const std::vector<T>& in = op == Op::eigh ? hs : as;
-      double* r = t[static_cast<int>(op)];
+    for (T& x : o2) x = T(g.uniform());  // solve's right-hand sides
+    std::printf("%4d", n);
+    for (Op op : ops) {
+      const std::vector<T>& in = op == Op::eigh ? hs : op == Op::cholesky ? ps : as;
+      double r[4];
       r[0] = time_ns(
           [&] {
             for (int b = 0; b < kBatch; ++b)
@@ -140,18 +180,24 @@ void time_type() {
             sink = sink + double(o1[0]);
           },
           1);
+      std::printf(" | %8.0f %8.0f %8.0f %8.0f", r[0], r[1], r[2], r[3]);
     }
-    std::printf(
-        "%4d | %8.0f %8.0f %8.0f %8.0f | %8.0f %8.0f %8.0f %8.0f | %8.0f %8.0f %8.0f %8.0f\n", n,
-        t[0][0], t[0][1], t[0][2], t[0][3], t[1][0], t[1][1], t[1][2], t[1][3], t[2][0], t[2][1],
-        t[2][2], t[2][3]);
+    std::printf("\n");
+    std::fflush(stdout);
   }
 }
 
 }  // namespace
 
-int main() {
-  time_type<double>();
-  time_type<float>();
+// No argument: both tables; "decomp": svd, eigh, qr only; "solve": cholesky, lu, solve only.
+int main(int argc, char** argv) {
+  const std::string which = argc > 1 ? argv[1] : "";
+  for (const auto& ops : {std::vector<Op>{Op::svd, Op::eigh, Op::qr},
+                          std::vector<Op>{Op::cholesky, Op::lu, Op::solve}}) {
+    if (which == "decomp" && ops[0] != Op::svd) continue;
+    if (which == "solve" && ops[0] == Op::svd) continue;
+    time_type<double>(ops);
+    time_type<float>(ops);
+  }
   return 0;
 }
