@@ -248,8 +248,10 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
     batched =
         m <= small::kBatchQrMax && n <= small::kBatchQrMax && m <= kSmallQrMax && n <= kSmallQrMax;
   if (batched) {
-    // Householder QR has no failure (NaN propagates, as in the scalar kernel): non-finite
-    // matrices are computed like the others.
+    // Householder QR has no failure (NaN propagates, as in the scalar kernel). A matrix holding
+    // NaN or Inf leaves its lane empty and takes the scalar kernel: the batched kernel's rounding
+    // of an infinite reflector norm differs from the scalar one, and a matrix's outputs must not
+    // depend on its batch position (Note [Batched small linalg kernels]).
     if constexpr (small::has_batch_kernels_v<T>) {
       const I lanes = small::batch_lanes<T>();
       for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
@@ -257,19 +259,23 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
         const T* in[small::kMaxBatchLanes] = {};
         T* qo[small::kMaxBatchLanes] = {};
         T* ro[small::kMaxBatchLanes] = {};
+        bool scalar[small::kMaxBatchLanes] = {};
         for (I l = 0; l < nb; ++l) {
           const I b = b0 + l;
           A.pack_row_major(b, buf + l * m * n);
-          in[l] = buf + l * m * n;
+          scalar[l] = !A.finite<T>(b);
+          in[l] = scalar[l] ? nullptr : buf + l * m * n;
           qo[l] = Q + b * m * qcols;
           ro[l] = RR + b * rrows * n;
         }
-        if (small::tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes)))
+        const bool tile = small::tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes));
+        if (tile)
           small::qr_batch<T>(static_cast<int>(m), static_cast<int>(n), static_cast<int>(nb), in, qo,
                              ro, complete);
-        else
-          for (I l = 0; l < nb; ++l)
-            small::qr<T>(static_cast<int>(m), static_cast<int>(n), in[l], qo[l], ro[l], complete);
+        for (I l = 0; l < nb; ++l)
+          if (!tile || scalar[l])
+            small::qr<T>(static_cast<int>(m), static_cast<int>(n), buf + l * m * n, qo[l], ro[l],
+                         complete);
         return Failure{};
       });
     }

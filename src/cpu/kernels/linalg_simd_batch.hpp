@@ -27,7 +27,8 @@
 //
 // Comparisons keep C++'s meaning: hn::Ne is an ordered compare (false for NaN), so "x != 0" is
 // Not(Eq(x, 0)); the Cholesky and LU kernels also take NaN / Inf input and match the scalar loops
-// on it (qr's Inf lanes do not yet, see the test).
+// on it. qr_batch does not on Inf (its reflector norm rounds another way there), so qr_t gives a
+// non-finite matrix to the scalar kernel, outside the tile.
 //
 // svd / eigh / qr: matrices are row-major and contiguous, finite, 1 <= m, n <= kMaxDim; cholesky /
 // lu: strided input, any values. A null input pointer is an unused lane (computed on a zero or
