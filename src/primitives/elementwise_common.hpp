@@ -149,8 +149,7 @@ template <class Op, class To, class T>
 struct BinaryFn {
   To operator()(T a, T b) const { return static_cast<To>(Op::apply(a, b)); }
 };
-// The op's run for compute type T (Note [Elementwise runs]): the one loop function execute() and
-// the prepared kernel share.
+// Op's run for compute type T.
 template <class Op, class T>
 inline constexpr kernels::UnaryRun unary_run_of =
     &kernels::unary_run<unary_out_t<Op, T>, T, UnaryFn<Op, unary_out_t<Op, T>, T>, Op::simd>;
