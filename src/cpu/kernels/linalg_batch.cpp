@@ -1,4 +1,4 @@
-// for_each_matrix: Note [Linalg provider rules] in linalg_batch.hpp.
+// for_each_matrix, for_each_tile: Note [Linalg provider rules] in linalg_batch.hpp.
 #include "cpu/kernels/linalg_batch.hpp"
 
 #include <algorithm>
@@ -8,11 +8,36 @@
 #include "cpu/providers/openblas_threads.hpp"
 
 namespace tenferro::detail::linalg {
+namespace {
+
+// Runs run_chunk(c, failure) for the chunks c in [0, chunks): inline for one chunk, else on the
+// context's workers. Returns the failure with the lowest batch index over all chunks.
+Failure run_chunks(ExecContext& ctx, I chunks, I total_work,
+                   FunctionRef<void(I, Failure&)> run_chunk) {
+  Failure first;
+  if (chunks == 1) {
+    run_chunk(0, first);
+    return first;
+  }
+  std::mutex mu;
+  ctx.parallel_for_work(chunks, 1, total_work, [&](I c0, I c1) {
+    for (I c = c0; c < c1; ++c) {
+      Failure f;
+      run_chunk(c, f);
+      if (f) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!first || f.batch < first.batch) first = f;
+      }
+    }
+  });
+  return first;
+}
+
+}  // namespace
 
 Failure for_each_matrix(ExecContext& ctx, I count, I work, std::size_t ws_bytes, bool lapack,
                         FunctionRef<I(I, char*)> body) {
-  Failure first;
-  if (count <= 0) return first;
+  if (count <= 0) return Failure{};
   const std::size_t slot = (std::max<std::size_t>(ws_bytes, 1) + 63) / 64 * 64;
   const bool parallel = ctx.may_parallelize(count * std::max<I>(work, 1)) && count > 1;
   const I chunks = parallel ? std::min<I>(count, ctx.threads()) : 1;
@@ -34,27 +59,11 @@ Failure for_each_matrix(ExecContext& ctx, I count, I work, std::size_t ws_bytes,
       if (info != 0 && f.batch < 0) f = Failure{b, info};
     }
   };
-  if (chunks == 1) {
-    run_chunk(0, first);
-    return first;
-  }
-  std::mutex mu;
-  ctx.parallel_for_work(chunks, 1, count * std::max<I>(work, 1), [&](I c0, I c1) {
-    for (I c = c0; c < c1; ++c) {
-      Failure f;
-      run_chunk(c, f);
-      if (f) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!first || f.batch < first.batch) first = f;
-      }
-    }
-  });
-  return first;
+  return run_chunks(ctx, chunks, count * std::max<I>(work, 1), run_chunk);
 }
 
 Failure for_each_tile(ExecContext& ctx, I count, I lanes, I work, FunctionRef<Failure(I, I)> body) {
-  Failure first;
-  if (count <= 0) return first;
+  if (count <= 0) return Failure{};
   const I tiles = (count + lanes - 1) / lanes;
   const I total = count * std::max<I>(work, 1);
   const bool parallel = ctx.may_parallelize(total) && tiles > 1;
@@ -67,22 +76,7 @@ Failure for_each_tile(ExecContext& ctx, I count, I lanes, I work, FunctionRef<Fa
       if (ft && !f) f = ft;
     }
   };
-  if (chunks == 1) {
-    run_chunk(0, first);
-    return first;
-  }
-  std::mutex mu;
-  ctx.parallel_for_work(chunks, 1, total, [&](I c0, I c1) {
-    for (I c = c0; c < c1; ++c) {
-      Failure f;
-      run_chunk(c, f);
-      if (f) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!first || f.batch < first.batch) first = f;
-      }
-    }
-  });
-  return first;
+  return run_chunks(ctx, chunks, total, run_chunk);
 }
 
 }  // namespace tenferro::detail::linalg
