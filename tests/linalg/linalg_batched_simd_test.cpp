@@ -46,16 +46,7 @@ namespace {
 namespace sm = tenferro::detail::small;
 using tenferro::testing::expect_error;
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {  // splitmix64
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return double(next() >> 11) * 0x1.0p-53 * 2 - 1; }  // [-1, 1)
-};
+using tenferro::linalg_test::Rng;
 
 template <class T>
 const char* type_name() {

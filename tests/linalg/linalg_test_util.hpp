@@ -6,12 +6,25 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "tenferro/tenferro.hpp"
 
 namespace tenferro::linalg_test {
+
+/// splitmix64: the kernel-level tests' deterministic inputs (the same on every machine).
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {  // splitmix64
+    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  double uniform() { return double(next() >> 11) * 0x1.0p-53 * 2 - 1; }  // [-1, 1)
+};
 
 inline std::vector<c128> values(const Tensor& t) {
   return cast(t, DType::c128).contiguous().to_vector<c128>();
