@@ -9,8 +9,8 @@
 //
 // Bitwise the scalar kernels' results: the vector code performs, lane by lane, exactly the scalar
 // kernel's floating-point operations in the same order (single IEEE operations: add, sub, mul,
-// div, sqrt; products are kept from being fused into FMAs, as in the scalar kernels, which are a
-// baseline x86-64 build without FMA),
+// div, sqrt; products are kept from being fused into FMAs, as in the scalar kernels, which are
+// compiled with -ffp-contract=off so that no -march can fuse them either),
 // and every decision (rotate this pair? the rotation formula's range branch, convergence; the LU
 // pivot row, by the first largest |a_ic| as the scalar search, and its row swap; a zero LU pivot;
 // a Cholesky pivot that is not positive, which stops that lane only) is taken per lane with masks:
