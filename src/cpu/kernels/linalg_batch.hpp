@@ -19,6 +19,7 @@
 #include <string>
 
 #include "cpu/admission.hpp"
+#include "cpu/kernels/linalg_simd_batch.hpp"
 #include "tenferro/detail/callback.hpp"
 #include "tenferro/tensor.hpp"
 
@@ -157,6 +158,32 @@ Failure for_each_matrix(ExecContext& ctx, I count, I work, std::size_t ws_bytes,
 /// same whatever the thread count. body returns the failure with the lowest batch index of its
 /// tile (or none); the lowest over the batch is returned. `work` is the cost of one matrix.
 Failure for_each_tile(ExecContext& ctx, I count, I lanes, I work, FunctionRef<Failure(I, I)> body);
+
+/// small::lu of the matrices [b0, b0 + nb) of A (one tile of for_each_tile), each read as it is
+/// (row-major rows x cols) or, `transposed`, as its transpose, into lu[j] with 0-based pivots
+/// piv[j]: the batched kernel when the tile is full enough (solve_tile_pays_off), else the scalar
+/// loops; the same bits either way (Note [Batched small linalg kernels]). f32/f64 only.
+template <class T>
+void lu_tile(const MatrixBatch& A, I b0, I nb, bool transposed, T* const* lu, int* const* piv) {
+  const int m = static_cast<int>(transposed ? A.cols : A.rows);
+  const int n = static_cast<int>(transposed ? A.rows : A.cols);
+  const int count = static_cast<int>(nb);
+  if (small::solve_tile_pays_off(count, small::batch_lanes<T>())) {
+    const T* in[small::kMaxBatchLanes] = {};
+    int info[small::kMaxBatchLanes] = {};
+    for (int j = 0; j < count; ++j) in[j] = A.matrix<T>(b0 + j);
+    small::lu_batch<T>(m, n, count, in, transposed ? A.cs : A.rs, transposed ? A.rs : A.cs, lu, piv,
+                       info);
+    return;
+  }
+  for (int j = 0; j < count; ++j) {
+    if (transposed)
+      A.pack_col_major(b0 + j, lu[j], A.rows);
+    else
+      A.pack_row_major(b0 + j, lu[j]);
+    small::lu<T>(m, n, lu[j], piv[j]);
+  }
+}
 
 /// Bytes for n elements of T, rounded up to 64 (workspace carving).
 template <class T>

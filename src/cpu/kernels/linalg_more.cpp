@@ -150,27 +150,15 @@ void lu_factor_t(ExecContext& ctx, const Tensor& a, Tensor& lu, Tensor& pivots, 
               n <= small::kBatchSolveMax;
   if (batched) {
     if constexpr (small::has_batch_kernels_v<T>) {
-      const I lanes = small::batch_lanes<T>();
-      const int mi = static_cast<int>(m), ni = static_cast<int>(n);
-      for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+      for_each_tile(ctx, A.count, small::batch_lanes<T>(), work, [&](I b0, I nb) -> Failure {
         int pv[small::kMaxBatchLanes * small::kMaxDim];
-        int info[small::kMaxBatchLanes] = {};
-        const T* in[small::kMaxBatchLanes] = {};
         T* lo[small::kMaxBatchLanes] = {};
         int* po[small::kMaxBatchLanes] = {};
         for (I j = 0; j < nb; ++j) {
-          in[j] = A.matrix<T>(b0 + j);
           lo[j] = LU + (b0 + j) * m * n;
           po[j] = pv + j * k;
         }
-        if (small::solve_tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes))) {
-          small::lu_batch<T>(mi, ni, static_cast<int>(nb), in, A.rs, A.cs, lo, po, info);
-        } else {
-          for (I j = 0; j < nb; ++j) {
-            A.pack_row_major(b0 + j, lo[j]);
-            small::lu<T>(mi, ni, lo[j], po[j]);
-          }
-        }
+        lu_tile<T>(A, b0, nb, false, lo, po);
         for (I j = 0; j < nb; ++j) finish(b0 + j, po[j]);
         return Failure{};
       });

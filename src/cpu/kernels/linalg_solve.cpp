@@ -181,28 +181,16 @@ void lu_each(ExecContext& ctx, const Tensor& a, F&& f) {
   if (batched_lu<T>(n)) {
     if constexpr (small::has_batch_kernels_v<T>) {
       // Each matrix read transposed (as pack_col_major below): the same determinant.
-      const I lanes = small::batch_lanes<T>();
-      for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
+      for_each_tile(ctx, A.count, small::batch_lanes<T>(), work, [&](I b0, I nb) -> Failure {
         T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];
         int pv[small::kMaxBatchLanes * small::kMaxDim];
-        int info[small::kMaxBatchLanes] = {};
-        const T* in[small::kMaxBatchLanes] = {};
         T* lo[small::kMaxBatchLanes] = {};
         int* po[small::kMaxBatchLanes] = {};
         for (I j = 0; j < nb; ++j) {
-          in[j] = A.matrix<T>(b0 + j);
           lo[j] = buf + j * n * n;
           po[j] = pv + j * n;
         }
-        const int ni = static_cast<int>(n);
-        if (small::solve_tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes))) {
-          small::lu_batch<T>(ni, ni, static_cast<int>(nb), in, A.cs, A.rs, lo, po, info);
-        } else {
-          for (I j = 0; j < nb; ++j) {
-            A.pack_col_major(b0 + j, lo[j], n);
-            small::lu<T>(ni, ni, lo[j], po[j]);
-          }
-        }
+        lu_tile<T>(A, b0, nb, true, lo, po);
         for (I j = 0; j < nb; ++j) f(b0 + j, lo[j], n, odd_swaps(po[j], 0));
         return Failure{};
       });
