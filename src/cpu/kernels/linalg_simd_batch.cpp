@@ -24,14 +24,6 @@ namespace tenferro::detail::small {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class Real>
-constexpr Real pow2(int e) noexcept {
-  Real r = 1;
-  for (; e > 0; --e) r *= 2;
-  for (; e < 0; ++e) r /= 2;
-  return r;
-}
-
 // dotc / sumsq of linalg_small.cpp (real T): four partial sums, (s0 + s1) + (s2 + s3).
 template <class D, class T = hn::TFromD<D>>
 HWY_INLINE hn::Vec<D> dot(const Tile<D>& t, const T* x, const T* y, int len) {

@@ -123,13 +123,6 @@ void scale_pow2(T* x, int n, int e) noexcept {
   for (int i = 0; i < n; ++i) x[i] = scal(scal(x[i], f1), f2);
 }
 
-template <class Real>
-constexpr Real pow2(int e) noexcept {
-  Real r = 1;
-  for (; e > 0; --e) r *= 2;
-  for (; e < 0; ++e) r /= 2;
-  return r;
-}
 // The exponent to scale a matrix whose largest |Re|/|Im| is amax by, or 0 when it is in range.
 template <class Real>
 int range_exponent(Real amax) noexcept {

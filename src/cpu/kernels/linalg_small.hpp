@@ -41,6 +41,15 @@ namespace tenferro::detail::small {
 
 inline constexpr int kMaxDim = 16;  // every function accepts 1 <= m, n <= kMaxDim
 
+/// 2^e, exactly, at compile time (the scaling thresholds of svd/eigh and their batched lanes).
+template <class Real>
+constexpr Real pow2(int e) noexcept {
+  Real r = 1;
+  for (; e > 0; --e) r *= 2;
+  for (; e < 0; ++e) r /= 2;
+  return r;
+}
+
 /// Thin SVD a (m x n) = u (m x k) diag(s) vh (k x n), k = min(m, n); s real, >= 0, descending.
 /// u and vh have orthonormal columns / rows even when a is rank deficient. u == nullptr and
 /// vh == nullptr: values only. Returns false only if the Jacobi sweeps did not converge.
