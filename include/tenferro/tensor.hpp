@@ -1,7 +1,8 @@
 // Tensor: a strided view of shared, reference-counted storage.
 //
-// A Tensor is a value: copying it is cheap and shares the storage (and the autodiff/trace
-// identity, see Note [Tensor aux]). Layout is row-major by default; any strides (in elements,
+// A Tensor is a value: copying it is cheap and shares the storage, the layout record (Note
+// [Layout record] in tenferro/detail/layout.hpp) and the autodiff/trace identity (Note [Tensor
+// aux]). Layout is row-major by default; any strides (in elements,
 // possibly 0 for broadcast dimensions) are accepted as input. Rank-0 tensors are scalars; tensors
 // with a zero-sized dimension are empty. A default-constructed Tensor is *undefined* (defined()
 // is false); autodiff uses undefined tensors for "zero, not materialised".
@@ -24,15 +25,13 @@
 #include <string>
 #include <vector>
 
+#include "tenferro/detail/layout.hpp"
 #include "tenferro/dtype.hpp"
 #include "tenferro/error.hpp"
 #include "tenferro/small_vector.hpp"
 #include "tenferro/storage.hpp"
 
 namespace tenferro {
-
-/// Shape or strides; up to 6 dimensions inline, more on the heap.
-using Dims = SmallVector<std::int64_t, 6>;
 
 /// "[2, 3]"
 std::string dims_to_string(std::span<const std::int64_t> dims);
@@ -76,17 +75,17 @@ class Tensor {
   /// bytes.
   static Tensor wrap_contiguous(StoragePtr storage, Dims shape, DType dtype);
 
-  bool defined() const noexcept { return defined_; }
-  DType dtype() const noexcept { return dtype_; }
-  const Dims& shape() const noexcept { return shape_; }
-  const Dims& strides() const noexcept { return strides_; }
+  bool defined() const noexcept { return static_cast<bool>(layout_); }
+  DType dtype() const noexcept { return layout_ ? layout_->dtype : DType::f64; }
+  const Dims& shape() const noexcept { return layout_ ? layout_->shape : detail::kNoDims; }
+  const Dims& strides() const noexcept { return layout_ ? layout_->strides : detail::kNoDims; }
   std::int64_t offset() const noexcept { return offset_; }
-  std::int64_t rank() const noexcept { return static_cast<std::int64_t>(shape_.size()); }
-  std::int64_t numel() const noexcept { return numel_; }
+  std::int64_t rank() const noexcept { return static_cast<std::int64_t>(shape().size()); }
+  std::int64_t numel() const noexcept { return layout_ ? layout_->numel : 0; }
   /// Size of dimension `axis` (negative counts from the end). Throws InvalidArgument.
   std::int64_t size(std::int64_t axis) const;
   /// True when the strides are row-major for the shape (size-1 dims ignore their stride).
-  bool is_contiguous() const noexcept;
+  bool is_contiguous() const noexcept { return !layout_ || layout_->contiguous; }
   /// True when this tensor has storage (traced tensors are symbolic and have none).
   bool has_storage() const noexcept { return static_cast<bool>(storage_); }
   const StoragePtr& storage() const noexcept { return storage_; }
@@ -154,23 +153,26 @@ class Tensor {
   /// Internal: wrap_contiguous without any check, for outputs the library allocated itself from
   /// this very shape (Note [Byte counts] in src/core/alloc.hpp); the hot path of every op.
   static Tensor wrap_contiguous_unchecked(StoragePtr storage, Dims shape, DType dtype);
-  /// Internal: makes this (undefined) tensor a contiguous output as wrap_contiguous_unchecked does,
-  /// with the strides and element count already known (the eager cache keeps them per output
-  /// layout); filled in place, so the inline shape and strides are written once.
-  void set_layout_unchecked(StoragePtr storage, const Dims& shape, const Dims& strides,
-                            std::int64_t numel, DType dtype);
+  /// Internal: makes this tensor a plain view of `storage` with a layout record made earlier (the
+  /// eager cache and prepared programs keep one per output) at `offset`, without any check.
+  void set_layout_unchecked(StoragePtr storage, detail::LayoutRef layout,
+                            std::int64_t offset = 0) noexcept {
+    storage_ = std::move(storage);
+    layout_ = std::move(layout);
+    offset_ = offset;
+    aux_.reset();
+  }
+  /// Internal: the layout record (null when undefined).
+  const detail::Layout* layout() const noexcept { return layout_.get(); }
+  const detail::LayoutRef& layout_ref() const noexcept { return layout_; }
 
  private:
   std::int64_t element_offset(std::span<const std::int64_t> index, const char* op) const;
   void check_dtype(DType expected, const char* op) const;
 
   StoragePtr storage_;
-  Dims shape_;
-  Dims strides_;
+  detail::LayoutRef layout_;  // null: undefined
   std::int64_t offset_ = 0;
-  std::int64_t numel_ = 0;
-  DType dtype_ = DType::f64;
-  bool defined_ = false;
   std::shared_ptr<detail::TensorAux> aux_;
 };
 

@@ -122,12 +122,8 @@ Tensor::Tensor(StoragePtr storage, Dims shape, Dims strides, std::int64_t offset
                     " elements; expected offset >= 0 and every addressed element in [0, " +
                     std::to_string(cap) + ")");
   storage_ = std::move(storage);
-  shape_ = std::move(shape);
-  strides_ = std::move(strides);
+  layout_ = detail::make_layout(std::move(shape), std::move(strides), n, dtype);
   offset_ = offset;
-  numel_ = n;
-  dtype_ = dtype;
-  defined_ = true;
 }
 
 Tensor Tensor::empty(Dims shape, DType dtype) {
@@ -162,45 +158,20 @@ Tensor Tensor::wrap_contiguous(StoragePtr storage, Dims shape, DType dtype) {
   return wrap_contiguous_unchecked(std::move(storage), std::move(shape), dtype);
 }
 
-void Tensor::set_layout_unchecked(StoragePtr storage, const Dims& shape, const Dims& strides,
-                                  std::int64_t numel, DType dtype) {
-  shape_ = shape;
-  strides_ = strides;
-  numel_ = numel;
-  storage_ = std::move(storage);
-  dtype_ = dtype;
-  defined_ = true;
-}
-
 Tensor Tensor::wrap_contiguous_unchecked(StoragePtr storage, Dims shape, DType dtype) {
-  // Every op output comes through here: strides and numel in one pass, no temporary Dims (the
-  // copy of `shape` only sizes the strides; Note [SmallVector fast copy]). The caller sized the
-  // storage from this shape with checked_bytes (Note [Byte counts]), so nothing is checked.
+  // Every op output the eager cache and prepared programs do not lay out comes through here. The
+  // caller sized the storage from this shape with checked_bytes (Note [Byte counts]), so nothing
+  // is checked.
   Tensor t;
-  t.strides_ = shape;
-  std::int64_t acc = 1, n = 1;
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    const std::int64_t d = shape[i];
-    t.strides_[i] = acc;
-    acc = saturating_mul(acc, d == 0 ? 1 : d);
-    n = saturating_mul(n, d);  // a 0 anywhere makes it 0, even after saturating
-  }
-  t.numel_ = n;
-  t.shape_ = std::move(shape);
+  t.layout_ = detail::make_contiguous_layout(std::move(shape), dtype);
   t.storage_ = std::move(storage);
-  t.dtype_ = dtype;
-  t.defined_ = true;
   return t;
 }
 
 Tensor Tensor::symbolic(Dims shape, DType dtype) {
   detail::check_shape(shape, "symbolic");
   Tensor t;
-  t.numel_ = dims_numel(shape);
-  t.strides_ = contiguous_strides(shape);
-  t.shape_ = std::move(shape);
-  t.dtype_ = dtype;
-  t.defined_ = true;
+  t.layout_ = detail::make_contiguous_layout(std::move(shape), dtype);
   return t;
 }
 
@@ -210,37 +181,25 @@ std::int64_t Tensor::size(std::int64_t axis) const {
     throw Error(ErrorKind::InvalidArgument, "size: axis " + std::to_string(axis) +
                                                 " out of range for a tensor of rank " +
                                                 std::to_string(r));
-  return shape_[static_cast<std::size_t>(axis < 0 ? axis + r : axis)];
-}
-
-bool Tensor::is_contiguous() const noexcept {
-  std::int64_t expected = 1;
-  for (std::size_t i = shape_.size(); i-- > 0;) {
-    if (shape_[i] == 1) continue;
-    if (shape_[i] == 0) return true;
-    if (strides_[i] != expected) return false;
-    expected *= shape_[i];
-  }
-  return true;
+  return shape()[static_cast<std::size_t>(axis < 0 ? axis + r : axis)];
 }
 
 void* Tensor::data_ptr() const {
-  if (!defined_) throw Error(ErrorKind::RuntimeState, "data_ptr: the tensor is undefined");
+  if (!layout_) throw Error(ErrorKind::RuntimeState, "data_ptr: the tensor is undefined");
   if (!storage_)
     throw Error(ErrorKind::RuntimeState,
-                "data_ptr: the tensor is symbolic (traced, shape " + dims_to_string(shape_) +
+                "data_ptr: the tensor is symbolic (traced, shape " + dims_to_string(shape()) +
                     ") and has no data; run the traced program to get values");
   return static_cast<char*>(storage_->data) +
-         offset_ * static_cast<std::int64_t>(dtype_size(dtype_));
+         offset_ * static_cast<std::int64_t>(dtype_size(layout_->dtype));
 }
 
 void Tensor::check_dtype(DType expected, const char* op) const {
-  if (!defined_)
-    throw Error(ErrorKind::RuntimeState, std::string(op) + ": the tensor is undefined");
-  if (dtype_ != expected)
+  if (!layout_) throw Error(ErrorKind::RuntimeState, std::string(op) + ": the tensor is undefined");
+  if (dtype() != expected)
     throw Error(ErrorKind::DTypeMismatch,
                 std::string(op) + ": requested element type " + std::string(dtype_name(expected)) +
-                    " but the tensor has dtype " + std::string(dtype_name(dtype_)));
+                    " but the tensor has dtype " + std::string(dtype_name(dtype())));
 }
 
 template <class T>
@@ -254,14 +213,16 @@ std::int64_t Tensor::element_offset(std::span<const std::int64_t> index, const c
     throw Error(ErrorKind::InvalidArgument,
                 std::string(op) + ": index " + dims_to_string(index) + " has " +
                     std::to_string(index.size()) + " entries; the tensor has rank " +
-                    std::to_string(rank()) + " (shape " + dims_to_string(shape_) + ")");
+                    std::to_string(rank()) + " (shape " + dims_to_string(shape()) + ")");
+  const Dims& dims = shape();
+  const Dims& steps = strides();
   std::int64_t off = 0;
   for (std::size_t i = 0; i < index.size(); ++i) {
-    if (index[i] < 0 || index[i] >= shape_[i])
+    if (index[i] < 0 || index[i] >= dims[i])
       throw Error(ErrorKind::InvalidArgument, std::string(op) + ": index " + dims_to_string(index) +
                                                   " out of range for shape " +
-                                                  dims_to_string(shape_));
-    off += index[i] * strides_[i];
+                                                  dims_to_string(dims));
+    off += index[i] * steps[i];
   }
   return off;
 }
@@ -285,16 +246,18 @@ void Tensor::set(std::span<const std::int64_t> index, T value) {
 template <class T>
 std::vector<T> Tensor::to_vector() const {
   check_dtype(dtype_v<T>, "to_vector");
+  const std::int64_t n = numel();
+  const DType dt = dtype();
   // A broadcast view may have far more elements than bytes (Note [Byte counts]).
-  detail::checked_bytes(numel_, dtype_, "to_vector");
+  detail::checked_bytes(n, dt, "to_vector");
   return detail::translate_heap_failure("to_vector", [&] {
     if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
-      std::unique_ptr<bool[]> buf(new bool[static_cast<std::size_t>(numel_)]);
-      if (numel_ > 0) detail::copy_to_contiguous(*this, buf.get(), dtype_);
-      return std::vector<bool>(buf.get(), buf.get() + numel_);
+      std::unique_ptr<bool[]> buf(new bool[static_cast<std::size_t>(n)]);
+      if (n > 0) detail::copy_to_contiguous(*this, buf.get(), dt);
+      return std::vector<bool>(buf.get(), buf.get() + n);
     } else {
-      std::vector<T> out(static_cast<std::size_t>(numel_));
-      if (numel_ > 0) detail::copy_to_contiguous(*this, out.data(), dtype_);
+      std::vector<T> out(static_cast<std::size_t>(n));
+      if (n > 0) detail::copy_to_contiguous(*this, out.data(), dt);
       return out;
     }
   });
@@ -303,10 +266,10 @@ std::vector<T> Tensor::to_vector() const {
 template <class T>
 T Tensor::item() const {
   check_dtype(dtype_v<T>, "item");
-  if (numel_ != 1)
+  if (numel() != 1)
     throw Error(
         ErrorKind::InvalidArgument,
-        "item: expected a tensor with exactly one element, got shape " + dims_to_string(shape_));
+        "item: expected a tensor with exactly one element, got shape " + dims_to_string(shape()));
   return *static_cast<const T*>(data_ptr());
 }
 

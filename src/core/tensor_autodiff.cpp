@@ -20,15 +20,16 @@ bool Tensor::requires_grad() const noexcept {
 }
 
 Tensor& Tensor::requires_grad_(bool on) {
-  if (!defined_) throw Error(ErrorKind::InvalidArgument, "requires_grad_: the tensor is undefined");
+  if (!defined())
+    throw Error(ErrorKind::InvalidArgument, "requires_grad_: the tensor is undefined");
   detail::TensorAux* eager = eager_layer(aux_);
   if (eager && eager->grad_fn)
     throw Error(ErrorKind::InvalidArgument,
                 "requires_grad_: only leaf tensors can be marked; this tensor was produced by an "
                 "operation that records gradients (use detach() first)");
-  if (on && is_integral(dtype_))
+  if (on && is_integral(dtype()))
     throw Error(ErrorKind::DTypeMismatch,
-                "requires_grad_: a tensor of dtype " + std::string(dtype_name(dtype_)) +
+                "requires_grad_: a tensor of dtype " + std::string(dtype_name(dtype())) +
                     " cannot require gradients; expected a floating dtype (f32, f64, c64, c128)");
   if (aux_ && aux_->kind != detail::AuxKind::none && aux_.get() != eager && aux_->live())
     throw Error(ErrorKind::InvalidArgument,

@@ -65,17 +65,17 @@ void print_dim(std::string& out, const T* base, const Tensor& t, std::size_t dim
 }  // namespace
 
 std::string Tensor::to_string() const {
-  if (!defined_) return "Tensor(undefined)";
+  if (!defined()) return "Tensor(undefined)";
   std::string out =
-      "Tensor(shape=" + dims_to_string(shape_) + ", dtype=" + std::string(dtype_name(dtype_));
+      "Tensor(shape=" + dims_to_string(shape()) + ", dtype=" + std::string(dtype_name(dtype()));
   if (requires_grad()) out += ", requires_grad";
   if (!storage_) return out + ", symbolic)";
   out += ")\n";
-  if (shown(*this, numel_ > kElideAbove) > kShowAtMost)
-    return out + "[... " + std::to_string(numel_) + " elements not shown ...]";
-  visit_dtype(dtype_, [&](auto z) {
+  if (shown(*this, numel() > kElideAbove) > kShowAtMost)
+    return out + "[... " + std::to_string(numel()) + " elements not shown ...]";
+  visit_dtype(dtype(), [&](auto z) {
     using T = decltype(z);
-    print_dim(out, static_cast<const T*>(data_ptr()), *this, 0, 0, numel_ > kElideAbove);
+    print_dim(out, static_cast<const T*>(data_ptr()), *this, 0, 0, numel() > kElideAbove);
   });
   return out;
 }

@@ -1,8 +1,6 @@
 // The eager cache (Note [Eager cache] in eager_cache.hpp).
 #include "primitives/eager_cache.hpp"
 
-#include <bit>
-
 #include "core/alloc.hpp"
 
 namespace tenferro::detail {
@@ -16,11 +14,11 @@ bool same_dims(const Dims& a, const Dims& b) noexcept {
     if (a[i] != b[i]) return false;
   return true;
 }
-bool same_layout(const InputLayout& l, const Tensor& t) noexcept {
-  return l.dtype == t.dtype() && same_dims(l.shape, t.shape()) && same_dims(l.strides, t.strides());
-}
-bool same_layout(const InputLayout& a, const InputLayout& b) noexcept {
-  return a.dtype == b.dtype && same_dims(a.shape, b.shape) && same_dims(a.strides, b.strides);
+// Offsets are not part of a layout record (Note [Layout record]), so equal records mean equal
+// keys. Null is an undefined input's.
+bool same_layout(const Layout* a, const Layout* b) noexcept {
+  return a == b || (a && b && a->hash == b->hash && a->dtype == b->dtype &&
+                    same_dims(a->shape, b->shape) && same_dims(a->strides, b->strides));
 }
 // The key keeps its primitive alive, so a probe with that very object needs no comparison.
 bool same_primitive(const Primitive& probe, const Primitive& kept) {
@@ -33,8 +31,7 @@ void run_entry(ExecContext& ctx, const Primitive& p, EagerEntry& e, InputRefs in
                std::span<const Tensor> in_span, TensorList& out) {
   translate_heap_failure(p.name(), [&] {
     for (const OutputLayout& o : e.outputs)
-      out.emplace_back().set_layout_unchecked(StoragePtr(ctx.allocate(o.bytes)), o.shape, o.strides,
-                                              o.numel, o.dtype);
+      out.emplace_back().set_layout_unchecked(StoragePtr(ctx.allocate(o.bytes)), o.layout);
     if (e.kernel) {
       e.kernel->run(ctx, in, out);
     } else if (in_span.size() == in.size()) {
@@ -51,41 +48,31 @@ EagerKey make_key(std::uint64_t hash, const Primitive& p, std::span<const Tensor
   EagerKey k;
   k.hash = hash;
   k.primitive = p.share();
-  for (const Tensor& t : in) k.inputs.push_back({t.dtype(), t.shape(), t.strides()});
+  for (const Tensor& t : in) k.inputs.push_back(t.layout_ref());
   return k;
 }
 
 }  // namespace
 
 std::uint64_t eager_key_hash(const Primitive& p, InputRefs in) noexcept {
-  // Dimensions fold in with a rotate-xor (two instructions each) and each input is mixed once: a
-  // collision costs only a layout comparison, and this runs on every eager call.
+  // Each input's record carries its layout's hash (Note [Layout record]); it is mixed once.
   KeyHasher h;
   h.add(p.params_hash());
-  for (const Tensor* t : in) {
-    const Dims& shape = t->shape();
-    const Dims& strides = t->strides();
-    std::uint64_t w = static_cast<std::uint64_t>(t->dtype()) | shape.size() << 8;
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-      w = std::rotl(w, 7) ^ static_cast<std::uint64_t>(shape[i]);
-      w = std::rotl(w, 7) ^ static_cast<std::uint64_t>(strides[i]);
-    }
-    h.add(w);
-  }
+  for (const Tensor* t : in) h.add(t->defined() ? t->layout()->hash : 0);
   return h.h;
 }
 
 bool EagerKeyEq::operator()(const EagerKey& a, const EagerKey& b) const {
   if (a.hash != b.hash || a.inputs.size() != b.inputs.size()) return false;
   for (std::size_t i = 0; i < a.inputs.size(); ++i)
-    if (!same_layout(a.inputs[i], b.inputs[i])) return false;
+    if (!same_layout(a.inputs[i].get(), b.inputs[i].get())) return false;
   return same_primitive(*a.primitive, *b.primitive);
 }
 
 bool EagerKeyEq::operator()(const EagerProbe& a, const EagerKey& b) const {
   if (a.hash != b.hash || a.inputs.size() != b.inputs.size()) return false;
   for (std::size_t i = 0; i < a.inputs.size(); ++i)
-    if (!same_layout(b.inputs[i], *a.inputs[i])) return false;
+    if (!same_layout(a.inputs[i]->layout(), b.inputs[i].get())) return false;
   return same_primitive(a.primitive, *b.primitive);
 }
 
@@ -109,11 +96,8 @@ void eager_execute(ExecContext& ctx, const Primitive& p, InputRefs in,
     EagerEntry entry;
     for (const TensorSpec& s : specs) {
       OutputLayout o;
-      o.dtype = s.dtype;
-      o.shape = s.shape;
-      o.strides = contiguous_strides(s.shape);
-      o.numel = dims_numel(s.shape);
       o.bytes = checked_bytes(s.shape, s.dtype, p.name());
+      o.layout = make_contiguous_layout(s.shape, s.dtype);
       entry.outputs.push_back(std::move(o));
     }
     entry.kernel = p.prepare(in_span, specs);

@@ -12,7 +12,10 @@
 // a miss runs the full path -- infer (which validates and may throw: nothing is cached then),
 // allocate, execute -- and inserts the entry. Because the key holds everything infer() reads, a
 // hit can skip it: the same layouts passed validation before. Lookups probe with the caller's
-// tensors (no key is built); only an insert copies layouts and shares the primitive.
+// tensors (no key is built); only an insert shares the inputs' layout records and the primitive.
+// Layouts compare by record first (Note [Layout record]): in a loop the inputs usually carry the
+// very records the key holds, the outputs of an earlier hit; other records compare dtype, shape
+// and strides. The hash is the records' own (made once per record).
 // The cache lives in the engine, so it is reached only under the engine borrow (no locking) and a
 // prepared kernel may keep scratch state. Capacity: kEagerCacheCapacity entries per engine.
 #pragma once
@@ -27,23 +30,17 @@ namespace tenferro::detail {
 
 inline constexpr std::size_t kEagerCacheCapacity = 256;
 
-/// One output's cached layout: everything a fresh contiguous output needs.
+/// One output's cached layout: everything a fresh contiguous output needs. Every output of
+/// every hit shares this record (Note [Layout record]).
 struct OutputLayout {
-  DType dtype = DType::f64;
-  Dims shape, strides;
-  std::int64_t numel = 0;
+  LayoutRef layout;
   std::size_t bytes = 0;
-};
-
-struct InputLayout {
-  DType dtype = DType::f64;
-  Dims shape, strides;
 };
 
 struct EagerKey {
   std::uint64_t hash = 0;
   std::shared_ptr<const Primitive> primitive;
-  SmallVector<InputLayout, 3> inputs;
+  SmallVector<LayoutRef, 3> inputs;  // the records of the inputs it was made from
 };
 
 /// A lookup by the caller's primitive and tensors.

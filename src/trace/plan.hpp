@@ -55,7 +55,7 @@ struct Plan {
   struct Fresh {  // an output root, allocated each run
     std::uint32_t out = 0;
     std::size_t bytes = 0;
-    ValueSpec spec;
+    LayoutRef layout;  // shared by the output of every run (Note [Layout record])
     std::uint32_t patches_begin = 0, patches_end = 0;
   };
   struct BufferTensor {  // a workspace-resident tensor (kernel output or view fallback)

@@ -294,7 +294,8 @@ std::shared_ptr<Plan> build_plan(const Program& program, std::span<const ValueSp
       plan->patches.insert(plan->patches.end(), after[v].begin(), after[v].end());
       auto end = static_cast<std::uint32_t>(plan->patches.size());
       if (fresh[v]) {
-        plan->fresh.push_back({index[v], spec_bytes(spec[v]), spec[v], begin, end});
+        plan->fresh.push_back({index[v], spec_bytes(spec[v]),
+                               make_contiguous_layout(spec[v].shape, spec[v].dtype), begin, end});
         plan->dynamic_outs.push_back(index[v]);
       } else if (st.kind == Plan::StepKind::dynamic_view) {
         st.patches_begin = begin;

@@ -120,9 +120,8 @@ void Plan::execute(ExecContext& ctx, Workspace& ws, std::span<const Tensor> inpu
   Tensor* outs = ws.outs.data();
   for (const Patch& pt : input_patches) args[pt.dst] = inputs[pt.src];
   for (const Fresh& f : fresh) {
-    outs[f.out] = Tensor::wrap_contiguous_unchecked(
-        StoragePtr(translate_heap_failure("run", [&] { return ctx.allocate(f.bytes); })),
-        f.spec.shape, f.spec.dtype);
+    outs[f.out].set_layout_unchecked(
+        StoragePtr(translate_heap_failure("run", [&] { return ctx.allocate(f.bytes); })), f.layout);
     for (std::uint32_t i = f.patches_begin; i < f.patches_end; ++i)
       args[patches[i].dst] = outs[patches[i].src];
   }
