@@ -90,8 +90,14 @@ class Tensor {
   bool has_storage() const noexcept { return static_cast<bool>(storage_); }
   const StoragePtr& storage() const noexcept { return storage_; }
 
-  /// Address of the element at index (0, ..., 0). Throws RuntimeState for symbolic tensors.
-  void* data_ptr() const;
+  /// Address of the element at index (0, ..., 0). Throws RuntimeState for undefined and symbolic
+  /// tensors.
+  void* data_ptr() const {
+    if (!storage_) [[unlikely]]
+      throw_no_data();
+    return static_cast<char*>(storage_->data) +
+           offset_ * static_cast<std::int64_t>(dtype_size(layout_->dtype));
+  }
   /// Typed data_ptr(); throws DTypeMismatch when T is not the tensor's dtype.
   template <class T>
   T* data() const;
@@ -167,6 +173,7 @@ class Tensor {
   const detail::LayoutRef& layout_ref() const noexcept { return layout_; }
 
  private:
+  [[noreturn]] void throw_no_data() const;
   std::int64_t element_offset(std::span<const std::int64_t> index, const char* op) const;
   void check_dtype(DType expected, const char* op) const;
 

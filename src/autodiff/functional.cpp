@@ -6,6 +6,7 @@
 // backward engine instead of being accumulated, so no tensor's grad() changes, and inputs that
 // do not reach the output get zeros.
 #include "autodiff/tape.hpp"
+#include "core/pool.hpp"
 #include "tenferro/autodiff.hpp"
 
 namespace tenferro {
@@ -38,7 +39,7 @@ thread_local std::uint32_t t_depth = 0;
 class LevelScope {
  public:
   LevelScope(detail::AuxKind kind, const char* transform) {
-    auto level = std::make_shared<detail::AdLevel>();
+    auto level = std::allocate_shared<detail::AdLevel>(detail::PoolAllocator<detail::AdLevel>{});
     level->depth = ++t_depth;
     level->transform = transform;
     proto_.kind = kind;

@@ -3,7 +3,7 @@
 
 #include <atomic>
 
-#include "autodiff/pool.hpp"
+#include "core/pool.hpp"
 #include "primitives/interpreters.hpp"
 #include "tenferro/autodiff.hpp"
 

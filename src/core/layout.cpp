@@ -3,6 +3,7 @@
 #include <limits>
 #include <new>
 
+#include "core/pool.hpp"
 #include "tenferro/tensor.hpp"
 
 namespace tenferro::detail {
@@ -11,34 +12,11 @@ const Dims kNoDims{};
 
 namespace {
 
-// Freed records, kept as raw memory per thread: a tiny op makes and drops a few records per call,
-// and a free list is a few instructions where the heap is tens. A record freed on another thread
-// than the one that made it goes to that thread's list.
-struct FreeLayouts {
-  static constexpr std::uint32_t kKeep = 64;
-  void* head = nullptr;
-  std::uint32_t count = 0;
-  ~FreeLayouts() {
-    while (head) {
-      void* next = *static_cast<void**>(head);
-      ::operator delete(head);
-      head = next;
-    }
-    // A record dropped later by another thread_local's destructor on this thread is freed, not
-    // kept: the list is full from now on.
-    count = kKeep;
-  }
-};
-thread_local FreeLayouts t_free;
+// Records come from a per-thread free list (Note [Tape pool] in core/pool.hpp): a tiny op makes
+// and drops a few per call.
+using LayoutBlocks = FreeList<sizeof(Layout), alignof(Layout)>;
 
-Layout* new_layout() {
-  if (void* p = t_free.head) {
-    t_free.head = *static_cast<void**>(p);
-    --t_free.count;
-    return new (p) Layout;
-  }
-  return new Layout;
-}
+Layout* new_layout() { return new (LayoutBlocks::take()) Layout; }
 
 bool row_major(const Dims& shape, const Dims& strides) noexcept {
   std::int64_t expected = 1;
@@ -71,13 +49,7 @@ std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {
 
 void release_layout(Layout* l) noexcept {
   l->~Layout();
-  if (t_free.count < FreeLayouts::kKeep) {
-    *reinterpret_cast<void**>(l) = t_free.head;
-    t_free.head = l;
-    ++t_free.count;
-    return;
-  }
-  ::operator delete(l);
+  LayoutBlocks::give(l);
 }
 
 LayoutRef make_layout(Dims shape, Dims strides, std::int64_t numel, DType dtype) {

@@ -184,14 +184,11 @@ std::int64_t Tensor::size(std::int64_t axis) const {
   return shape()[static_cast<std::size_t>(axis < 0 ? axis + r : axis)];
 }
 
-void* Tensor::data_ptr() const {
+void Tensor::throw_no_data() const {
   if (!layout_) throw Error(ErrorKind::RuntimeState, "data_ptr: the tensor is undefined");
-  if (!storage_)
-    throw Error(ErrorKind::RuntimeState,
-                "data_ptr: the tensor is symbolic (traced, shape " + dims_to_string(shape()) +
-                    ") and has no data; run the traced program to get values");
-  return static_cast<char*>(storage_->data) +
-         offset_ * static_cast<std::int64_t>(dtype_size(layout_->dtype));
+  throw Error(ErrorKind::RuntimeState,
+              "data_ptr: the tensor is symbolic (traced, shape " + dims_to_string(shape()) +
+                  ") and has no data; run the traced program to get values");
 }
 
 void Tensor::check_dtype(DType expected, const char* op) const {

@@ -19,7 +19,7 @@
 // when it is made instead of on every eager call.
 //
 // A record is made with make_layout / make_contiguous_layout and freed by the last reference;
-// freed records go to a small per-thread free list (src/core/layout.cpp), since a tiny op makes
+// freed records go to a per-thread free list (src/core/pool.hpp), since a tiny op makes
 // and drops a few per call.
 #pragma once
 

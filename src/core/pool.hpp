@@ -1,11 +1,13 @@
-// Per-thread free lists for the fixed-size blocks of the tape (nodes, aux blocks).
+// Per-thread free lists for small fixed-size blocks: layout records (Note [Layout record]) and
+// the tape's nodes and aux blocks.
 //
 // Note [Tape pool]: recording a node allocates its TapeNode (with its shared_ptr control block)
-// and one TensorAux per output. Both come from a per-thread, per-size free list, so a training
-// loop that records and frees the same graph shape every step reaches a steady state with no
-// calls into the heap. A block freed on another thread joins that thread's list (the blocks are
-// plain heap blocks, so moving between lists is harmless). Each list keeps at most kMaxFree
-// blocks and frees its blocks at thread exit; a block released after that goes to the heap.
+// and one TensorAux per output; every op result may need a layout record. They come from a
+// per-thread, per-size free list, so a training loop that records and frees the same graph shape
+// every step reaches a steady state with no calls into the heap. A block freed on another thread
+// joins that thread's list (the blocks are plain heap blocks, so moving between lists is harmless).
+// Each list keeps at most kMaxFree blocks and frees its blocks at thread exit; a block released
+// after that goes to the heap.
 #pragma once
 
 #include <cstddef>
