@@ -1,7 +1,8 @@
 // Timing of the batched small linalg kernels (cpu/kernels/linalg_simd_batch.hpp, one SIMD lane per
-// matrix) against the scalar ones (linalg_small.hpp): median ns per matrix, f64 and f32, square
-// n x n, n in {2, 3, 4, 6, 8, 12, 16}, for svd, eigh and reduced qr (all with vectors), then
-// cholesky (of a + a^T + 2n I), lu and solve (lu + lu_solve, one right-hand side):
+// matrix) against the scalar ones (linalg_small.hpp): median ns per matrix, f64 and f32 (and c128,
+// c64 for the `csolve` argument), square n x n, n in {2, 3, 4, 6, 8, 12, 16}, for svd, eigh and
+// reduced qr (all with vectors), then cholesky (of a + a^H + 2n I), lu and solve (lu + lu_solve,
+// one right-hand side):
 //   scalar:  small::svd / eigh / qr / cholesky / lu (/ lu_solve) one matrix after the other over
 //            a batch of 64 (cholesky, lu, solve: copying the input into the output included, as
 //            the batched kernels read the input in place);
@@ -16,10 +17,12 @@
 // root (the g++ command is one line, wrapped here):
 //   g++ -std=c++20 -O3 -DNDEBUG -I include -I src -o /tmp/linalg_batched_timing
 //       bench/profile/linalg_batched_timing.cpp src/cpu/kernels/linalg_small.cpp
-//       src/cpu/kernels/linalg_simd_batch.cpp src/cpu/kernels/linalg_simd_solve.cpp -lhwy
-//   /tmp/linalg_batched_timing [decomp | solve]
+//       src/cpu/kernels/linalg_simd_batch.cpp src/cpu/kernels/linalg_simd_solve.cpp
+//       src/cpu/kernels/linalg_simd_solve_complex.cpp -lhwy
+//   /tmp/linalg_batched_timing [decomp | solve | csolve]
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -88,9 +91,11 @@ void run_batched(Op op, int n, int count, const std::vector<T>& in, int b0, std:
     p2[l] = o2.data() + b * n * n;
     p3[l] = o3.data() + b * n * n;
   }
-  if (op == Op::svd) sm::svd_batch<T>(n, n, count, a, p1, p2, p3, ok);
-  if (op == Op::eigh) sm::eigh_batch<T>(n, count, a, true, p2, p1, ok);
-  if (op == Op::qr) sm::qr_batch<T>(n, n, count, a, p1, p3, false);
+  if constexpr (!tenferro::is_complex_v<T>) {  // svd / eigh / qr: f32 and f64 only
+    if (op == Op::svd) sm::svd_batch<T>(n, n, count, a, p1, p2, p3, ok);
+    if (op == Op::eigh) sm::eigh_batch<T>(n, count, a, true, p2, p1, ok);
+    if (op == Op::qr) sm::qr_batch<T>(n, n, count, a, p1, p3, false);
+  }
   if (op == Op::cholesky) sm::cholesky_batch<T>(n, count, a, n, 1, p1, info);
   if (op == Op::lu) sm::lu_batch<T>(n, n, count, a, n, 1, p1, pv, info);
   if (op == Op::solve) {  // o2 holds the right-hand sides (n x 1)
@@ -102,9 +107,11 @@ void run_batched(Op op, int n, int count, const std::vector<T>& in, int b0, std:
 
 template <class T>
 void run_scalar(Op op, int n, const T* a, T* o1, T* o2, T* o3) {
-  if (op == Op::svd) sm::svd<T>(n, n, a, o1, o2, o3);
-  if (op == Op::eigh) sm::eigh<T>(n, a, true, o2, o1);
-  if (op == Op::qr) sm::qr<T>(n, n, a, o1, o3, false);
+  if constexpr (!tenferro::is_complex_v<T>) {
+    if (op == Op::svd) sm::svd<T>(n, n, a, o1, o2, o3);
+    if (op == Op::eigh) sm::eigh<T>(n, a, true, o2, o1);
+    if (op == Op::qr) sm::qr<T>(n, n, a, o1, o3, false);
+  }
   int piv[sm::kMaxDim];
   if (op == Op::cholesky) {
     for (int i = 0; i < n; ++i)
@@ -128,8 +135,40 @@ const char* op_name(Op op) {
 }
 
 template <class T>
+const char* type_name() {
+  if constexpr (std::is_same_v<T, double>) return "f64";
+  if constexpr (std::is_same_v<T, float>) return "f32";
+  if constexpr (std::is_same_v<T, std::complex<double>>) return "c128";
+  return "c64";
+}
+
+// A random entry in [-1, 1) (complex: both parts).
+template <class T>
+T rand_entry(Rng& g) {
+  if constexpr (tenferro::is_complex_v<T>) {
+    const double re = g.uniform();
+    return T(re, g.uniform());
+  } else {
+    return T(g.uniform());
+  }
+}
+
+template <class T>
+T conj_of(const T& x) {
+  if constexpr (tenferro::is_complex_v<T>)
+    return std::conj(x);
+  else
+    return x;
+}
+
+template <class T>
+double first_real(const std::vector<T>& o) {
+  return double(std::real(o[0]));
+}
+
+template <class T>
 void time_type(const std::vector<Op>& ops) {
-  const char* tn = std::is_same_v<T, double> ? "f64" : "f32";
+  const char* tn = type_name<T>();
   const int L = sm::batch_lanes<T>();
   constexpr int kBatch = 64;
   std::printf("\n%s, %d lanes per tile: ns per matrix (median)\n%4s", tn, L, "n");
@@ -138,18 +177,21 @@ void time_type(const std::vector<Op>& ops) {
   Rng g{777};
   for (int n : {2, 3, 4, 6, 8, 12, 16}) {
     std::vector<T> as(kBatch * n * n), hs(kBatch * n * n), ps(kBatch * n * n);
-    for (T& x : as) x = T(g.uniform());
+    for (T& x : as) x = rand_entry<T>(g);
     for (int b = 0; b < kBatch; ++b) {
       T* h = hs.data() + b * n * n;
       T* p = ps.data() + b * n * n;
       for (int i = 0; i < n; ++i)
         for (int j = 0; j <= i; ++j) {
-          h[i * n + j] = h[j * n + i] = T(g.uniform());
-          p[i * n + j] = p[j * n + i] = h[i * n + j] + T(i == j ? 2 * n : 0);
+          h[i * n + j] = rand_entry<T>(g);
+          if (i == j) h[i * n + j] = T(std::real(h[i * n + j]));
+          h[j * n + i] = conj_of(h[i * n + j]);
+          p[i * n + j] = h[i * n + j] + T(i == j ? 2 * n : 0);
+          p[j * n + i] = conj_of(p[i * n + j]);
         }
     }
     std::vector<T> o1(kBatch * n * n), o2(kBatch * n * n), o3(kBatch * n * n);
-    for (T& x : o2) x = T(g.uniform());  // solve's right-hand sides
+    for (T& x : o2) x = rand_entry<T>(g);  // solve's right-hand sides
     std::printf("%4d", n);
     for (Op op : ops) {
       const std::vector<T>& in = op == Op::eigh ? hs : op == Op::cholesky ? ps : as;
@@ -158,26 +200,26 @@ void time_type(const std::vector<Op>& ops) {
           [&] {
             for (int b = 0; b < kBatch; ++b)
               run_scalar<T>(op, n, in.data() + b * n * n, o1.data(), o2.data(), o3.data());
-            sink = sink + double(o1[0]);
+            sink = sink + first_real(o1);
           },
           kBatch);
       r[1] = time_ns(
           [&] {
             for (int b0 = 0; b0 < kBatch; b0 += L)
               run_batched<T>(op, n, std::min(L, kBatch - b0), in, b0, o1, o2, o3);
-            sink = sink + double(o1[0]);
+            sink = sink + first_real(o1);
           },
           kBatch);
       r[2] = time_ns(
           [&] {
             run_batched<T>(op, n, 2, in, 0, o1, o2, o3);
-            sink = sink + double(o1[0]);
+            sink = sink + first_real(o1);
           },
           2);
       r[3] = time_ns(
           [&] {
             run_batched<T>(op, n, 1, in, 0, o1, o2, o3);
-            sink = sink + double(o1[0]);
+            sink = sink + first_real(o1);
           },
           1);
       std::printf(" | %8.0f %8.0f %8.0f %8.0f", r[0], r[1], r[2], r[3]);
@@ -189,9 +231,16 @@ void time_type(const std::vector<Op>& ops) {
 
 }  // namespace
 
-// No argument: both tables; "decomp": svd, eigh, qr only; "solve": cholesky, lu, solve only.
+// No argument: both tables; "decomp": svd, eigh, qr only; "solve": cholesky, lu, solve only;
+// "csolve": cholesky, lu, solve for c128 and c64 (the batched complex kernels).
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "";
+  if (which == "csolve") {
+    const std::vector<Op> ops{Op::cholesky, Op::lu, Op::solve};
+    time_type<std::complex<double>>(ops);
+    time_type<std::complex<float>>(ops);
+    return 0;
+  }
   for (const auto& ops : {std::vector<Op>{Op::svd, Op::eigh, Op::qr},
                           std::vector<Op>{Op::cholesky, Op::lu, Op::solve}}) {
     if (which == "decomp" && ops[0] != Op::svd) continue;

@@ -161,14 +161,14 @@ Failure for_each_tile(ExecContext& ctx, I count, I lanes, I work, FunctionRef<Fa
 
 /// small::lu of the matrices [b0, b0 + nb) of A (one tile of for_each_tile), each read as it is
 /// (row-major rows x cols) or, `transposed`, as its transpose, into lu[j] with 0-based pivots
-/// piv[j]: the batched kernel when the tile is full enough (solve_tile_pays_off), else the scalar
-/// loops; the same bits either way (Note [Batched small linalg kernels]). f32/f64 only.
+/// piv[j]: the batched kernel when the tile is full enough (lu_tile_pays_off), else the scalar
+/// loops; the same bits either way (Note [Batched small linalg kernels]).
 template <class T>
 void lu_tile(const MatrixBatch& A, I b0, I nb, bool transposed, T* const* lu, int* const* piv) {
   const int m = static_cast<int>(transposed ? A.cols : A.rows);
   const int n = static_cast<int>(transposed ? A.rows : A.cols);
   const int count = static_cast<int>(nb);
-  if (small::solve_tile_pays_off(count, small::batch_lanes<T>())) {
+  if (small::lu_tile_pays_off<T>(count, small::batch_lanes<T>())) {
     const T* in[small::kMaxBatchLanes] = {};
     int info[small::kMaxBatchLanes] = {};
     for (int j = 0; j < count; ++j) in[j] = A.matrix<T>(b0 + j);

@@ -20,15 +20,19 @@
 // sweeps with the same state. Sorting, scaling back and the left-vector completion run per matrix
 // through the scalar kernels' own finishing stages (small::svd_finish / eigh_finish). Cholesky and
 // LU (linalg_simd_solve.cpp) mirror small::cholesky, small::lu and small::lu_solve
-// (linalg_small.cpp, the loops the ops ran before). So a matrix's outputs do not depend on its
+// (linalg_small.cpp, the loops the ops ran before); for c64 / c128 too
+// (linalg_simd_solve_complex.cpp: a complex tile is two real tiles, re and im, and the scalar
+// loops spell their complex products and quotients out in real operations for it, Note [Complex
+// batched solve arithmetic] in linalg_small.cpp). So a matrix's outputs do not depend on its
 // tile-mates, its position in the batch, the chunking or the thread count, nor on whether the
 // batched or the scalar kernel ran: the two are interchangeable
-// (tests/linalg/linalg_batched_simd_test.cpp checks bitwise equality).
+// (tests/linalg/linalg_batched_simd_test.cpp and, for complex dtypes,
+// linalg_batched_complex_test.cpp check bitwise equality).
 //
 // Comparisons keep C++'s meaning: hn::Ne is an ordered compare (false for NaN), so "x != 0" is
-// Not(Eq(x, 0)); the Cholesky and LU kernels also take NaN / Inf input and match the scalar loops
-// on it. qr_batch does not on Inf (its reflector norm rounds another way there), so qr_t gives a
-// non-finite matrix to the scalar kernel, outside the tile.
+// Not(Eq(x, 0)); the Cholesky and LU kernels (real and complex) also take NaN / Inf input and match
+// the scalar loops on it. qr_batch does not on Inf (its reflector norm rounds another way there),
+// so qr_t gives a non-finite matrix to the scalar kernel, outside the tile.
 //
 // svd / eigh / qr: matrices are row-major and contiguous, finite, 1 <= m, n <= kMaxDim; cholesky /
 // lu: strided input, any values. A null input pointer is an unused lane (computed on a zero or
@@ -53,25 +57,44 @@ inline constexpr int kMaxBatchLanes = 16;
 inline constexpr int kBatchDecompMin = 3;
 inline constexpr int kBatchDecompMax = 8;
 inline constexpr int kBatchQrMax = 16;
-/// cholesky (linalg_solve.cpp) of order kBatchCholeskyMin..kBatchSolveMax, and the LU of solve,
-/// det, slogdet (linalg_solve.cpp) and lu_factor (linalg_more.cpp; min(m, n) >= kBatchLuMin,
-/// m, n <= kBatchSolveMax) likewise, tile by tile, batched where solve_tile_pays_off: these
-/// scalar loops are cheap (a 4x4 f64 Cholesky is about 40 ns), so the batched kernel needs fuller
-/// tiles than svd/eigh/qr to win.
-inline constexpr int kBatchCholeskyMin = 6;
+/// cholesky (linalg_solve.cpp) of order batch_cholesky_min<T>()..kBatchSolveMax, and the LU of
+/// solve, det, slogdet (linalg_solve.cpp) and lu_factor (linalg_more.cpp; min(m, n) >=
+/// kBatchLuMin, m, n <= kBatchSolveMax) likewise, tile by tile, batched where
+/// solve_tile_pays_off (cholesky) / lu_tile_pays_off<T> (LU): these scalar loops are cheap (a 4x4
+/// f64 Cholesky is about 40 ns), so the batched kernel needs fuller tiles than svd/eigh/qr to win.
+/// Complex T does four real products per complex one, so its batched kernels win earlier: from
+/// order 3 for Cholesky and from half-full tiles for LU.
+inline constexpr int kBatchCholeskyMin = 6;         // f32, f64
+inline constexpr int kBatchComplexCholeskyMin = 3;  // c64, c128
 inline constexpr int kBatchLuMin = 3;
 inline constexpr int kBatchSolveMax = 16;
 
 /// Whether a tile of `count` matrices out of `lanes` is faster batched than one by one.
 inline bool tile_pays_off(int count, int lanes) noexcept { return 2 * count >= lanes; }
-/// The same for cholesky and LU: at least 3/4 of the lanes used.
+/// The same for cholesky and real LU: at least 3/4 of the lanes used.
 inline bool solve_tile_pays_off(int count, int lanes) noexcept { return 4 * count >= 3 * lanes; }
+/// The same for the LU of T: 3/4 of the lanes for f32/f64, half of them for c64/c128.
+template <class T>
+bool lu_tile_pays_off(int count, int lanes) noexcept {
+  return is_complex_v<T> ? tile_pays_off(count, lanes) : solve_tile_pays_off(count, lanes);
+}
+/// The smallest order whose cholesky runs batched (Measured crossover in docs/linalg.md).
+template <class T>
+constexpr int batch_cholesky_min() noexcept {
+  return is_complex_v<T> ? kBatchComplexCholeskyMin : kBatchCholeskyMin;
+}
 
-/// True when the batched kernels exist for T (f32, f64; complex types keep the scalar kernels).
+/// True when the batched svd / eigh / qr kernels exist for T (f32, f64; complex types keep the
+/// scalar kernels).
 template <class T>
 inline constexpr bool has_batch_kernels_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+/// True when the batched cholesky / lu / solve kernels exist for T: f32, f64, c64, c128 (complex
+/// ones in linalg_simd_solve_complex.cpp, Note [Complex batched solve arithmetic]).
+template <class T>
+inline constexpr bool has_batch_solve_kernels_v =
+    has_batch_kernels_v<T> || std::is_same_v<T, c64> || std::is_same_v<T, c128>;
 
-/// Matrices per tile for T (float or double) on this CPU.
+/// Matrices per tile for T on this CPU (complex T: the lanes of its real type).
 template <class T>
 int batch_lanes();
 

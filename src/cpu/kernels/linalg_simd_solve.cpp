@@ -94,34 +94,6 @@ void cholesky_tile(int n, int count, const T* const* a, I64 rs, I64 cs, T* const
   }
 }
 
-// Swaps row c with row p (per lane; p >= c) of the rows x cols matrices in A (A(i, j) at
-// A[(i * cols + j) * L + lane]): a select per row some lane pivots to.
-template <class D, class V = hn::Vec<D>, class T = hn::TFromD<D>>
-HWY_INLINE void swap_rows(const Tile<D>& t, V p, int c, int rows, int cols, T* A) {
-  const D d = t.d;
-  using M = hn::Mask<D>;
-  M sw[kMaxDim];
-  T* row[kMaxDim];
-  int ns = 0;
-  for (int i = c + 1; i < rows; ++i) {
-    const M s = hn::Eq(p, hn::Set(d, T(i)));
-    if (hn::AllFalse(d, s)) continue;
-    sw[ns] = s;
-    row[ns++] = A + static_cast<std::size_t>(i) * cols * t.L;
-  }
-  T* rc = A + static_cast<std::size_t>(c) * cols * t.L;
-  for (int j = 0; j < cols; ++j) {
-    const V x = t.load(rc, j);
-    V nc = x;
-    for (int q = 0; q < ns; ++q) {
-      const V y = t.load(row[q], j);
-      nc = hn::IfThenElse(sw[q], y, nc);
-      t.store(hn::IfThenElse(sw[q], x, y), row[q], j);
-    }
-    t.store(nc, rc, j);
-  }
-}
-
 // The LU of a tile in A (A(i, j) = A[(i * n + j) * L + lane]); pivots as values of T in
 // P[c * L + lane]; returns the per-lane info (1 + first zero pivot column, 0 for none).
 template <class D, class T = hn::TFromD<D>>

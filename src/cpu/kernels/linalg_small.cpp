@@ -737,15 +737,58 @@ void qr(int m, int n, const T* a, T* q, T* r, bool complete) {
   qr_impl<T>(m, n, a, q, r, complete);
 }
 
-// Cholesky and LU use std::complex's operators (unlike the kernels above): they were the loops of
-// linalg_solve.cpp / linalg_more.cpp, moved here unchanged so that their results did not change.
+// Cholesky and LU (the loops of linalg_solve.cpp / linalg_more.cpp, moved here) spell complex
+// arithmetic out in real operations, so that the batched kernels (linalg_simd_solve_complex.cpp)
+// can repeat it lane by lane (Note [Complex batched solve arithmetic]).
+//
+// Note [Complex batched solve arithmetic]: std::complex's operator* is the textbook formula
+// followed, when both parts come out NaN, by a call to libgcc's __muldc3 (Annex G's recovery of
+// infinities), and operator/ is always a call to __divdc3 / __divsc3 (scaled Smith's formula in
+// double, a double-precision textbook formula in float): library code with branches per call that
+// a vector lane cannot repeat bit for bit. So these kernels use instead, for complex T:
+//  - x * y: fast_mul (complex_mul.hpp), x re y re - x im y im, x re y im + x im y re; for finite
+//    products the bits of operator*, which only differs where it recovers an infinity from NaN;
+//  - x * conj(y) (Cholesky): x re y re + x im y im, x im y re - x re y im (the bits of
+//    std::complex's for finite values); |x|^2 as std::norm, x re^2 + x im^2;
+//  - x / d (LU's multipliers, lu_solve's back substitution): Smith's formula (as larfg's
+//    reciprocal below), with its ratio and denominator computed once per divisor (cdiv_setup),
+//    within a few ulps of __divdc3 and without its overflow guards for |d| near the overflow
+//    threshold (a pivot there makes the factors overflow anyway);
+//  - x / l_jj (Cholesky, a real divisor): both parts divided, as std::complex.
+// NaN / Inf input then takes the same operations on both paths, so the batched lanes equal these
+// loops bitwise on any input.
+
+// Smith's formula for x / d: with |d im| <= |d re| (not swapped), ratio = d im / d re and
+// den = d re + d im ratio; else (swapped, NaN included) the roles of re and im trade places.
+template <class Real>
+struct CDiv {
+  bool swapped;
+  Real ratio, den;
+};
+template <class Real>
+inline CDiv<Real> cdiv_setup(Real dr, Real di) noexcept {
+  if (std::fabs(di) <= std::fabs(dr)) {
+    const Real ratio = di / dr;
+    return {false, ratio, dr + di * ratio};
+  }
+  const Real ratio = dr / di;
+  return {true, ratio, di + dr * ratio};
+}
+template <class Real>
+inline std::complex<Real> cdiv(const std::complex<Real>& x, const CDiv<Real>& q) noexcept {
+  const Real xr = x.real(), xi = x.imag();
+  const Real rr = xr * q.ratio, ir = xi * q.ratio;
+  if (!q.swapped) return {(xr + ir) / q.den, (xi - rr) / q.den};
+  return {(rr + xi) / q.den, (ir - xr) / q.den};
+}
+
 template <class T>
 int cholesky(int n, T* x) {
   using Real = real_t<T>;
   int info = 0;
   for (int j = 0; j < n; ++j) {
     Real d = std::real(x[j * n + j]);
-    for (int k = 0; k < j; ++k) d -= std::norm(x[j * n + k]);
+    for (int k = 0; k < j; ++k) d -= abs2(x[j * n + k]);
     if (!(d > Real(0))) {  // also NaN
       info = j + 1;
       break;
@@ -753,9 +796,19 @@ int cholesky(int n, T* x) {
     const Real ljj = std::sqrt(d);
     x[j * n + j] = T(ljj);
     for (int i = j + 1; i < n; ++i) {
-      T s = x[i * n + j];
-      for (int k = 0; k < j; ++k) s -= x[i * n + k] * conj_(x[j * n + k]);
-      x[i * n + j] = s / ljj;
+      if constexpr (is_complex_v<T>) {
+        Real sr = x[i * n + j].real(), si = x[i * n + j].imag();
+        for (int k = 0; k < j; ++k) {
+          const T a = x[i * n + k], b = x[j * n + k];  // s -= a conj(b)
+          sr -= a.real() * b.real() + a.imag() * b.imag();
+          si -= a.imag() * b.real() - a.real() * b.imag();
+        }
+        x[i * n + j] = T(sr / ljj, si / ljj);
+      } else {
+        T s = x[i * n + j];
+        for (int k = 0; k < j; ++k) s -= x[i * n + k] * x[j * n + k];
+        x[i * n + j] = s / ljj;
+      }
     }
   }
   for (int i = 0; i < n; ++i)
@@ -769,6 +822,15 @@ inline R<T> abs1(const T& v) noexcept {  // LAPACK's pivot measure, as i?amax
     return std::abs(v.real()) + std::abs(v.imag());
   else
     return std::abs(v);
+}
+
+// x - y, for complex T part by part (as std::complex's operator-).
+template <class T>
+inline T sub_(const T& x, const T& y) noexcept {
+  if constexpr (is_complex_v<T>)
+    return T(x.real() - y.real(), x.imag() - y.imag());
+  else
+    return x - y;
 }
 
 template <class T>
@@ -788,10 +850,20 @@ int lu(int m, int n, T* a, int* piv) {
       if (info == 0) info = c + 1;
       continue;
     }
-    for (int i = c + 1; i < m; ++i) {
-      const T l = a[i * n + c] / d;
-      a[i * n + c] = l;
-      for (int j = c + 1; j < n; ++j) a[i * n + j] -= l * a[c * n + j];
+    if constexpr (is_complex_v<T>) {
+      const CDiv<R<T>> q = cdiv_setup(d.real(), d.imag());
+      for (int i = c + 1; i < m; ++i) {
+        const T l = cdiv(a[i * n + c], q);
+        a[i * n + c] = l;
+        for (int j = c + 1; j < n; ++j)
+          a[i * n + j] = sub_(a[i * n + j], fast_mul(l, a[c * n + j]));
+      }
+    } else {
+      for (int i = c + 1; i < m; ++i) {
+        const T l = a[i * n + c] / d;
+        a[i * n + c] = l;
+        for (int j = c + 1; j < n; ++j) a[i * n + j] -= l * a[c * n + j];
+      }
     }
   }
   return info;
@@ -805,15 +877,20 @@ void lu_solve(int n, const T* lu, const int* piv, T* b, int r) {
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < i; ++k) {
       const T l = lu[i * n + k];
-      for (int j = 0; j < r; ++j) b[i * r + j] -= l * b[k * r + j];
+      for (int j = 0; j < r; ++j) b[i * r + j] = sub_(b[i * r + j], fast_mul(l, b[k * r + j]));
     }
   for (int i = n; i-- > 0;) {
     for (int k = i + 1; k < n; ++k) {
       const T u = lu[i * n + k];
-      for (int j = 0; j < r; ++j) b[i * r + j] -= u * b[k * r + j];
+      for (int j = 0; j < r; ++j) b[i * r + j] = sub_(b[i * r + j], fast_mul(u, b[k * r + j]));
     }
     const T d = lu[i * n + i];
-    for (int j = 0; j < r; ++j) b[i * r + j] /= d;
+    if constexpr (is_complex_v<T>) {
+      const CDiv<R<T>> q = cdiv_setup(d.real(), d.imag());
+      for (int j = 0; j < r; ++j) b[i * r + j] = cdiv(b[i * r + j], q);
+    } else {
+      for (int j = 0; j < r; ++j) b[i * r + j] /= d;
+    }
   }
 }
 

@@ -74,13 +74,15 @@ void qr(int m, int n, const T* a, T* q, T* r, bool complete);
 /// read). Returns 0, or j + 1 when the leading minor of order j + 1 is not positive (NaN
 /// included); x's columns from j on are then left partly computed. Plain loops (the product
 /// order below is the one the batched kernel repeats): l_jj = sqrt(a_jj - sum_k |l_jk|^2),
-/// l_ij = (a_ij - sum_k l_ik conj(l_jk)) / l_jj, k ascending.
+/// l_ij = (a_ij - sum_k l_ik conj(l_jk)) / l_jj, k ascending; complex arithmetic in real
+/// operations (Note [Complex batched solve arithmetic] in linalg_small.cpp).
 template <class T>
 int cholesky(int n, T* x);
 
 /// LU with partial pivoting of the row-major m x n a in place (LAPACK xGETF2's right-looking
 /// algorithm and pivot choice: the first entry of largest |re| + |im| in the column): P a = L U,
 /// unit L below the diagonal. piv[k] (k < min(m, n)) is the 0-based row swapped with row k.
+/// Complex T divides by Smith's formula (Note [Complex batched solve arithmetic]).
 /// Returns 0, or 1 + the first column whose pivot is exactly zero (that column is skipped and the
 /// factorisation goes on, as getrf).
 template <class T>

@@ -1,7 +1,7 @@
 // cholesky, solve, slogdet, det, triangular_solve kernels: direct loops for small orders (no LAPACK
-// call overhead, no workspace query; small::cholesky / lu / lu_solve, and for f32/f64 batches their
-// batched twins, Note [Batched small linalg kernels]), LAPACK (potrf, getrf + getrs) and BLAS trsm
-// beyond.
+// call overhead, no workspace query; small::cholesky / lu / lu_solve, and for batches of any float
+// dtype their batched twins, Note [Batched small linalg kernels]), LAPACK (potrf, getrf + getrs)
+// and BLAS trsm beyond.
 #include <cblas.h>
 
 #include <algorithm>
@@ -21,15 +21,15 @@ namespace {
 // Whether the batched kernels (Note [Batched small linalg kernels]) take LU / Cholesky of order n.
 template <class T>
 bool batched_lu(I n) {
-  if constexpr (small::has_batch_kernels_v<T>)
+  if constexpr (small::has_batch_solve_kernels_v<T>)
     return n >= small::kBatchLuMin && n <= small::kBatchSolveMax && n <= kSmallSolveMax;
   else
     return false;
 }
 template <class T>
 bool batched_cholesky(I n) {
-  if constexpr (small::has_batch_kernels_v<T>)
-    return n >= small::kBatchCholeskyMin && n <= small::kBatchSolveMax && n <= kSmallSolveMax;
+  if constexpr (small::has_batch_solve_kernels_v<T>)
+    return n >= small::batch_cholesky_min<T>() && n <= small::kBatchSolveMax && n <= kSmallSolveMax;
   else
     return false;
 }
@@ -59,7 +59,7 @@ void cholesky_t(ExecContext& ctx, const Tensor& a, Tensor& l) {
   };
   Failure f;
   if (batched_cholesky<T>(n)) {
-    if constexpr (small::has_batch_kernels_v<T>) {
+    if constexpr (small::has_batch_solve_kernels_v<T>) {
       const I lanes = small::batch_lanes<T>();
       f = for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
         int info[small::kMaxBatchLanes] = {};
@@ -116,11 +116,11 @@ void solve_t(ExecContext& ctx, const Tensor& a, const Tensor& b, Tensor& x) {
   };
   Failure f;
   if (batched_lu<T>(n)) {
-    if constexpr (small::has_batch_kernels_v<T>) {
+    if constexpr (small::has_batch_solve_kernels_v<T>) {
       const I lanes = small::batch_lanes<T>();
       f = for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
         int info[small::kMaxBatchLanes] = {};
-        if (small::solve_tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes))) {
+        if (small::lu_tile_pays_off<T>(static_cast<int>(nb), static_cast<int>(lanes))) {
           const T* in[small::kMaxBatchLanes] = {};
           const T* rhs[small::kMaxBatchLanes] = {};
           T* out[small::kMaxBatchLanes] = {};
@@ -179,7 +179,7 @@ void lu_each(ExecContext& ctx, const Tensor& a, F&& f) {
     return odd;
   };
   if (batched_lu<T>(n)) {
-    if constexpr (small::has_batch_kernels_v<T>) {
+    if constexpr (small::has_batch_solve_kernels_v<T>) {
       // Each matrix read transposed (as pack_col_major below): the same determinant.
       for_each_tile(ctx, A.count, small::batch_lanes<T>(), work, [&](I b0, I nb) -> Failure {
         T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];
