@@ -61,7 +61,9 @@ namespace tenferro::detail {
 inline constexpr std::size_t kInlinePrimitive = 352;
 
 struct TapeNode : GradFnBase, std::enable_shared_from_this<TapeNode> {
-  TapeNode() = default;
+  // User-provided, so that allocate_shared's value-initialisation does not zero the whole node
+  // (prim_buf alone is 352 bytes) before the members' own initialisers run.
+  TapeNode() {}  // NOLINT(modernize-use-equals-default)
   TapeNode(const TapeNode&) = delete;
   TapeNode& operator=(const TapeNode&) = delete;
   ~TapeNode();

@@ -57,6 +57,10 @@ struct AdLevel {
 };
 
 struct TensorAux {
+  // User-provided, so that allocate_shared's value-initialisation does not zero the block before
+  // the members' own initialisers run.
+  TensorAux() {}  // NOLINT(modernize-use-equals-default)
+
   AuxKind kind = AuxKind::none;
   std::uint32_t depth = 0;           // 0: the eager tape; >= 1: level->depth
   std::shared_ptr<AdLevel> level;    // null for the eager tape and for kind none
