@@ -37,6 +37,9 @@ class FreeList {
       ::operator delete (p, std::align_val_t{kAlign});
       return;
     }
+    // A thread may only ever free blocks (a consumer dropping tensors another thread made): the
+    // first block it keeps arms the thread-exit cleanup too, or its list would leak at exit.
+    if (s.count == 0) (void)reaper();
     auto* b = static_cast<Block*>(p);
     b->next = s.head;
     s.head = b;

@@ -2,6 +2,8 @@
 // Contracts and the AD conventions: tenferro/ops/reduce.hpp.
 #include "primitives/reduce.hpp"
 
+#include <algorithm>
+
 #include "core/strided.hpp"
 #include "primitives/reduce_rules.hpp"
 #include "primitives/rules.hpp"
@@ -232,7 +234,7 @@ void ReducePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> ou
 }
 
 Tensor sum_to_shape(const Tensor& x, std::span<const std::int64_t> shape) {
-  if (x.shape() == Dims(shape)) return x;
+  if (std::ranges::equal(x.shape(), shape)) return x;
   const std::size_t r = x.shape().size(), k = shape.size();
   bool ok = k <= r;
   const std::size_t lead = ok ? r - k : 0;

@@ -9,8 +9,9 @@
 // count, whether it is row-major -- and is immutable once made and shared by reference count,
 // like the storage. Copying a handle bumps two counters and copies nothing else.
 //
-// The offset stays in the handle, not in the record: slices of one shape at different offsets
-// (rows of a matrix, a loop over a batch) share one record.
+// The offset stays in the handle, not in the record: a record is a geometry independent of where
+// it starts, which is exactly what the eager cache keys on (it ignores offsets), so a row of a
+// matrix and the next row can carry one record, and op results at any offset share theirs.
 //
 // Records are shared, not interned: the eager cache keeps the records of the layouts it has
 // seen (Note [Eager cache]) and hands its cached output records to the op's results, so in a
