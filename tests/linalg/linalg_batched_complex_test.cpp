@@ -1,24 +1,23 @@
-// The batched small cholesky / lu / solve kernels for complex dtypes
-// (cpu/kernels/linalg_simd_solve_complex.cpp; Note [Batched small linalg kernels] and Note [Complex
-// batched solve arithmetic]): one SIMD lane per c64 / c128 matrix, the tile held as re and im
-// planes.
+// The batched small cholesky / lu / solve / qr kernels for complex dtypes
+// (cpu/kernels/linalg_simd_solve_complex.cpp, linalg_simd_qr_complex.cpp; Note [Batched small
+// linalg kernels] and Note [Complex batched solve arithmetic]): one SIMD lane per c64 / c128
+// matrix, the tile held as re and im planes.
 //
 // Why: as for f32/f64 (linalg_batched_simd_test.cpp), a matrix's result must not depend on its
 // batch position, its tile-mates, the chunking or the thread count, and the kernels promise
-// bitwise the scalar loops' result (small::cholesky / lu / lu_solve, which spell complex
-// arithmetic out in real operations so that lanes can repeat it). So:
+// bitwise the scalar kernels' result (small::cholesky / lu / lu_solve, which spell complex
+// arithmetic out in real operations so that lanes can repeat it, and small::qr). So:
 //   - kernel level, c64 and c128: cholesky (n up to 16; Hermitian positive definite, identity,
-//     near singular, graded, huge / tiny scale, failing at the first / a middle / the last minor,
+//     small shift, graded, huge / tiny scale, failing at the first / a middle / the last minor,
 //     zero, NaN, Inf, a -0 pivot, garbage in the upper triangle and in the diagonal's imaginary
 //     part; row-major and transposed strides), lu (m, n up to 16: random, zero, rank 1, ties of
 //     |re| + |im|, purely imaginary and mixed pivots (both branches of Smith's division), a zero
-//     column, huge / tiny, NaN, Inf; row-major and transposed strides) and solve (r = 1, 3, 21)
-//     lanes equal the scalar loops bitwise (factors, pivots, info, x) in full tiles, partial tiles
-//     and tiles with empty lanes;
-//   - op level: cholesky / solve / lu_factor / det / slogdet / inv of a c64 / c128 batch of 37 at
-//     thread budgets 1 and 4 (both kinds): matrices at positions 0, 3, 17 and 36 equal, bitwise,
-//     the same matrix computed alone and unbatched, and in a batch shifted by one;
-//   - errors name the lowest failing batch index whatever tile it is in.
+//     column, huge / tiny, NaN, Inf; row-major and transposed strides), solve (r = 1, 3, 21) and
+//     qr (m, n up to 16, reduced and complete; random, zero, rank 1, real, imaginary, upper
+//     triangular, identity, huge, tiny enough for larfg's rescaling, graded) lanes equal the
+//     scalar kernels bitwise (factors, pivots, info, x; q, r) in full tiles, partial tiles and
+//     tiles with empty lanes;
+//   - the op level is in linalg_batched_complex_ops_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,7 +28,6 @@
 #include <string>
 #include <vector>
 
-#include "common/expect_error.hpp"
 #include "cpu/kernels/linalg_simd_batch.hpp"
 #include "linalg/linalg_test_util.hpp"
 
@@ -39,7 +37,6 @@ namespace sm = tenferro::detail::small;
 using tenferro::c128;
 using tenferro::c64;
 using tenferro::linalg_test::Rng;
-using tenferro::testing::expect_error;
 
 template <class T>
 const char* type_name() {
@@ -354,6 +351,101 @@ void check_lu_kernel() {
   EXPECT_GT(singular, 100);
 }
 
+// QR inputs: random, zero, rank 1, real-valued, purely imaginary, already upper triangular (zero
+// tails: larfg's tau = 0 or only a phase), identity, huge, tiny (beta below safmin: larfg's
+// rescaling loop), graded columns.
+template <class T>
+std::vector<Case<T>> qr_cases(int m, int n, Rng& g) {
+  using Real = typename T::value_type;
+  std::vector<Case<T>> cs;
+  auto random = [&] {
+    std::vector<T> a(m * n);
+    for (T& x : a) x = crand<T>(g);
+    return a;
+  };
+  for (int i = 0; i < 4; ++i) cs.push_back({"random" + std::to_string(i), random()});
+  cs.push_back({"zero", std::vector<T>(m * n, T(0))});
+  {
+    std::vector<T> u(m), v(n), a(m * n);
+    for (T& x : u) x = crand<T>(g);
+    for (T& x : v) x = crand<T>(g);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) a[i * n + j] = u[i] * v[j];
+    cs.push_back({"rank1", a});
+  }
+  {
+    std::vector<T> a = random(), b = random(), c = random(), e(m * n, T(0));
+    for (T& x : a) x = T(x.real(), 0);
+    for (T& x : b) x = T(0, x.imag());
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < i && j < n; ++j) c[i * n + j] = T(0);
+    for (int i = 0; i < std::min(m, n); ++i) e[i * n + i] = T(1);
+    cs.push_back({"real", a});
+    cs.push_back({"imaginary", b});
+    cs.push_back({"upper_triangular", c});
+    cs.push_back({"identity", e});
+  }
+  const double huge = std::is_same_v<T, c64> ? 1e30 : 1e290;
+  const double tiny = std::is_same_v<T, c64> ? 1e-36 : 1e-300;  // below safmin = tiny / eps
+  cs.push_back({"huge", scaled(random(), huge)});
+  cs.push_back({"tiny", scaled(random(), tiny)});
+  {
+    std::vector<T> a = random();
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        a[i * n + j] *= Real(std::pow(10.0, -6.0 * j / std::max(1, n - 1)));
+    cs.push_back({"graded_columns", a});
+  }
+  return cs;
+}
+
+template <class T>
+void check_qr_kernel() {
+  const int L = sm::batch_lanes<T>();
+  Rng g{888 + sizeof(T)};
+  for (int m : {1, 2, 3, 4, 5, 8, 16})
+    for (int n : {1, 2, 3, 4, 5, 8, 16})
+      for (bool complete : {false, true}) {
+        const int k = std::min(m, n), nq = complete ? m : k;
+        const std::vector<Case<T>> cs = qr_cases<T>(m, n, g);
+        const int nc = static_cast<int>(cs.size());
+        std::vector<std::vector<T>> rq(nc, std::vector<T>(m * nq)), rr(nc, std::vector<T>(nq * n));
+        for (int c = 0; c < nc; ++c)
+          sm::qr<T>(m, n, cs[c].a.data(), rq[c].data(), rr[c].data(), complete);
+        for (const std::vector<int>& tile : arrangements(nc, L)) {
+          const int count = static_cast<int>(tile.size());
+          std::vector<std::vector<T>> q(count, std::vector<T>(m * nq, T(7))),
+              r(count, std::vector<T>(nq * n, T(7)));
+          const T* in[sm::kMaxBatchLanes] = {};
+          T* qo[sm::kMaxBatchLanes] = {};
+          T* ro[sm::kMaxBatchLanes] = {};
+          for (int j = 0; j < count; ++j) {
+            in[j] = tile[j] < 0 ? nullptr : cs[tile[j]].a.data();
+            qo[j] = q[j].data();
+            ro[j] = r[j].data();
+          }
+          sm::qr_batch<T>(m, n, count, in, qo, ro, complete);
+          for (int j = 0; j < count; ++j) {
+            const int c = tile[j];
+            if (c < 0) {
+              EXPECT_EQ(q[j][0], T(7)) << "an empty lane is not written";
+              continue;
+            }
+            const std::string where = std::string(type_name<T>()) + " " + std::to_string(m) + "x" +
+                                      std::to_string(n) + (complete ? " complete " : " reduced ") +
+                                      cs[c].name + " lane " + std::to_string(j);
+            EXPECT_TRUE(same(q[j], rq[c])) << "q " << where;
+            EXPECT_TRUE(same(r[j], rr[c])) << "r " << where;
+          }
+        }
+      }
+}
+
+TEST(LinalgBatchedComplex, QrLanesEqualScalarKernelBitwise) {
+  check_qr_kernel<c64>();
+  check_qr_kernel<c128>();
+}
+
 TEST(LinalgBatchedComplex, CholeskyLanesEqualScalarKernelBitwise) {
   check_cholesky_kernel<c64>();
   check_cholesky_kernel<c128>();
@@ -406,106 +498,6 @@ TEST(LinalgBatchedComplex, ScalarLoopsStayAccurate) {
     for (c128 v : x) xn = std::max(xn, std::abs(v));
     EXPECT_LT(res, 1e3 * n * 2.2e-16 * std::max(1.0, xn)) << "solve n=" << n;
   }
-}
-
-// ---- op level -----------------------------------------------------------------------------------
-
-using namespace tenferro;
-using namespace tenferro::linalg_test;
-
-std::vector<Tensor> factor_solve(const Tensor& h, const Tensor& p, const Tensor& rhs) {
-  const LuFactorResult fh = lu_factor(h);
-  const SlogdetResult sd = slogdet(h);
-  return {cholesky(p), solve(h, rhs), fh.LU, fh.pivots, det(h), sd.sign, sd.logabsdet, inv(h)};
-}
-
-TEST(LinalgBatchedComplex, MatrixResultIndependentOfBatchPositionAndThreads) {
-  const std::int64_t kBatch = 37;
-  for (DType dt : {DType::c64, DType::c128})
-    for (std::int64_t n : {2, 3, 4, 8, 16}) {
-      const Tensor h = random({kBatch + 1, n, n}, 12, dt);
-      // Computed once (a batched matmul need not round as a single one), then sliced; p read
-      // through transposed strides (the transpose of a Hermitian positive definite matrix is one).
-      const Tensor p = transpose(spd(random({kBatch + 1, n, n}, 13, dt)).contiguous());
-      const Tensor rhs = random({kBatch + 1, n, 3}, 14, dt);
-      auto part = [](const Tensor& t, std::int64_t b0, std::int64_t b1) {
-        return slice(t, 0, b0, b1);
-      };
-      std::vector<Tensor> ref;
-      for (BackendKind kind : {BackendKind::native, BackendKind::blas})
-        for (int threads : {1, 4}) {
-          const CpuBackend backend(CpuBackendOptions{.threads = threads, .kind = kind});
-          BackendGuard use(backend);
-          const std::vector<Tensor> whole =
-              factor_solve(part(h, 0, kBatch), part(p, 0, kBatch), part(rhs, 0, kBatch));
-          const std::vector<Tensor> shifted = factor_solve(
-              part(h, 1, kBatch + 1), part(p, 1, kBatch + 1), part(rhs, 1, kBatch + 1));
-          if (ref.empty()) ref = whole;
-          for (std::size_t i = 0; i < whole.size(); ++i)
-            EXPECT_TRUE(bitwise_equal(whole[i], ref[i]))
-                << "output " << i << " at " << threads << " threads";
-          for (std::int64_t pos : {0, 3, 17, 36}) {
-            const std::string where = std::string(dtype_name(dt)) + " n=" + std::to_string(n) +
-                                      " position " + std::to_string(pos) + " threads " +
-                                      std::to_string(threads);
-            const std::vector<Tensor> alone =
-                factor_solve(part(h, pos, pos + 1), part(p, pos, pos + 1), part(rhs, pos, pos + 1));
-            const std::vector<Tensor> unbatched =
-                factor_solve(at(h, pos), at(p, pos), at(rhs, pos));
-            for (std::size_t i = 0; i < whole.size(); ++i) {
-              EXPECT_TRUE(bitwise_equal(at(whole[i], pos), at(alone[i], 0)))
-                  << "output " << i << " alone, " << where;
-              EXPECT_TRUE(bitwise_equal(at(whole[i], pos), unbatched[i]))
-                  << "output " << i << " unbatched, " << where;
-              if (pos + 1 < kBatch) {
-                EXPECT_TRUE(bitwise_equal(at(whole[i], pos + 1), at(shifted[i], pos)))
-                    << "output " << i << " shifted, " << where;
-              }
-            }
-          }
-          // And the results are right: L L^H = p, h x = rhs.
-          const Tensor l = whole[0], x = whole[1];
-          const Tensor pw = part(p, 0, kBatch), hw = part(h, 0, kBatch);
-          EXPECT_LT(max_abs(matmul(l, mH(l)) - pw), tol(dt, n) * max_abs(pw));
-          EXPECT_LT(max_abs(matmul(hw, x) - part(rhs, 0, kBatch)),
-                    100 * tol(dt, n) * max_abs(hw) * max_abs(x));
-        }
-    }
-}
-
-TEST(LinalgBatchedComplex, CholeskyAndSolveErrorsNameLowestBatchIndex) {
-  for (DType dt : {DType::c64, DType::c128})
-    for (std::int64_t n : {4, 8}) {
-      const Tensor p = spd(random({37, n, n}, 51, dt)).contiguous();
-      const Tensor g = random({37, n, n}, 52, dt);
-      std::vector<Tensor> ps, gs;
-      for (std::int64_t b = 0; b < 37; ++b) {
-        Tensor pb = at(p, b), gb = at(g, b);
-        if (b == 5 || b == 30) {  // minor of order 4 (b == 5) / 1 (b == 30) not positive
-          const std::int64_t k = b == 5 ? 3 : 0;
-          pb = pb - diag_embed(slice(eye(n, dt), 0, k, k + 1).reshape({n})) * 1e6;
-        }
-        if (b == 9 || b == 33)  // column 2 zero: U[2, 2] == 0
-          gb = gb * diag_embed(ones({n}, dt) - slice(eye(n, dt), 0, 2, 3).reshape({n}));
-        if (b == 20) gb = gb * NAN;  // NaN lanes do not disturb their tile-mates
-        ps.push_back(pb);
-        gs.push_back(gb);
-      }
-      const Tensor pf = stack(ps), gf = stack(gs), rhs = random({37, n, 2}, 53, dt);
-      for (int threads : {1, 4}) {
-        const CpuBackend backend(CpuBackendOptions{.threads = threads});
-        BackendGuard use(backend);
-        expect_error(ErrorKind::LinAlgError, [&] { (void)cholesky(pf); },
-                     {"cholesky", "batch index 5", "order 4"});
-        expect_error(ErrorKind::LinAlgError, [&] { (void)solve(gf, rhs); },
-                     {"solve", "batch index 9", "U[2, 2]"});
-        const Tensor d = det(gf);
-        EXPECT_EQ(values(at(d, 9))[0], c128(0));
-        EXPECT_EQ(values(at(d, 33))[0], c128(0));
-        EXPECT_TRUE(std::isnan(values(at(d, 20))[0].real()));
-        for (std::int64_t b : {19, 21}) EXPECT_TRUE(bitwise_equal(at(d, b), det(at(gf, b)))) << b;
-      }
-    }
 }
 
 }  // namespace

@@ -244,7 +244,7 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
   }
   const I work = 4 * m * n * k;
   bool batched = false;
-  if constexpr (small::has_batch_kernels_v<T>)
+  if constexpr (small::has_batch_qr_kernels_v<T>)
     batched =
         m <= small::kBatchQrMax && n <= small::kBatchQrMax && m <= kSmallQrMax && n <= kSmallQrMax;
   if (batched) {
@@ -252,7 +252,7 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
     // NaN or Inf leaves its lane empty and takes the scalar kernel: the batched kernel's rounding
     // of an infinite reflector norm differs from the scalar one, and a matrix's outputs must not
     // depend on its batch position (Note [Batched small linalg kernels]).
-    if constexpr (small::has_batch_kernels_v<T>) {
+    if constexpr (small::has_batch_qr_kernels_v<T>) {
       const I lanes = small::batch_lanes<T>();
       for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
         T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];
@@ -268,7 +268,7 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
           qo[l] = Q + b * m * qcols;
           ro[l] = RR + b * rrows * n;
         }
-        const bool tile = small::tile_pays_off(static_cast<int>(nb), static_cast<int>(lanes));
+        const bool tile = small::qr_tile_pays_off<T>(static_cast<int>(nb), static_cast<int>(lanes));
         if (tile)
           small::qr_batch<T>(static_cast<int>(m), static_cast<int>(n), static_cast<int>(nb), in, qo,
                              ro, complete);

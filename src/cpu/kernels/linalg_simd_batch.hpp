@@ -23,7 +23,9 @@
 // (linalg_small.cpp, the loops the ops ran before); for c64 / c128 too
 // (linalg_simd_solve_complex.cpp: a complex tile is two real tiles, re and im, and the scalar
 // loops spell their complex products and quotients out in real operations for it, Note [Complex
-// batched solve arithmetic] in linalg_small.cpp). So a matrix's outputs do not depend on its
+// batched solve arithmetic] in linalg_small.cpp), and qr for c64 / c128 in
+// linalg_simd_qr_complex.cpp (whose scalar twin already wrote its complex products out). Complex
+// svd / eigh stay scalar. So a matrix's outputs do not depend on its
 // tile-mates, its position in the batch, the chunking or the thread count, nor on whether the
 // batched or the scalar kernel ran: the two are interchangeable
 // (tests/linalg/linalg_batched_simd_test.cpp and, for complex dtypes,
@@ -50,10 +52,11 @@ namespace tenferro::detail::small {
 inline constexpr int kMaxBatchLanes = 16;
 
 /// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd and
-/// eigh with kBatchDecompMin <= max(m, n) <= kBatchDecompMax, and qr with m, n <= kBatchQrMax, run
-/// tile by tile; a tile with at least half its lanes used (tile_pays_off) takes the batched
-/// kernel, a smaller one (a short batch, or a batch's short last tile) the scalar kernel per
-/// matrix. Either way a matrix's result is the same.
+/// eigh with kBatchDecompMin <= max(m, n) <= kBatchDecompMax, and qr (every float dtype) with
+/// m, n <= kBatchQrMax, run tile by tile; a tile with at least half its lanes used
+/// (tile_pays_off; complex qr: a quarter, qr_tile_pays_off) takes the batched kernel, a smaller
+/// one (a short batch, or a batch's short last tile) the scalar kernel per matrix. Either way a
+/// matrix's result is the same.
 inline constexpr int kBatchDecompMin = 3;
 inline constexpr int kBatchDecompMax = 8;
 inline constexpr int kBatchQrMax = 16;
@@ -78,6 +81,12 @@ template <class T>
 bool lu_tile_pays_off(int count, int lanes) noexcept {
   return is_complex_v<T> ? tile_pays_off(count, lanes) : solve_tile_pays_off(count, lanes);
 }
+/// The same for qr of T: half the lanes for f32/f64 (tile_pays_off), a quarter for c64/c128 (the
+/// scalar complex qr is slow enough that 2 of 8 c128 / 4 of 16 c64 matrices already win).
+template <class T>
+bool qr_tile_pays_off(int count, int lanes) noexcept {
+  return is_complex_v<T> ? 4 * count >= lanes : tile_pays_off(count, lanes);
+}
 /// The smallest order whose cholesky runs batched (Measured crossover in docs/linalg.md).
 template <class T>
 constexpr int batch_cholesky_min() noexcept {
@@ -93,6 +102,11 @@ inline constexpr bool has_batch_kernels_v = std::is_same_v<T, float> || std::is_
 template <class T>
 inline constexpr bool has_batch_solve_kernels_v =
     has_batch_kernels_v<T> || std::is_same_v<T, c64> || std::is_same_v<T, c128>;
+
+/// True when the batched qr kernel exists for T: f32, f64, c64, c128 (complex in
+/// linalg_simd_qr_complex.cpp).
+template <class T>
+inline constexpr bool has_batch_qr_kernels_v = has_batch_solve_kernels_v<T>;
 
 /// Matrices per tile for T on this CPU (complex T: the lanes of its real type).
 template <class T>
