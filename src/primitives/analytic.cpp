@@ -1,8 +1,10 @@
-// Analytic unary primitives: exp, log, sin, cos, tanh, sqrt, rsqrt, expm1, log1p. All are
-// holomorphic (complex inputs use the principal branch), so each rule is its derivative f'(x)
-// written with public ops; JVP and VJP follow (Note [Complex gradients]).
+// Analytic unary primitives: exp, log, sin, cos, tanh, sqrt, rsqrt, expm1, log1p, log2, log10,
+// exp2, erf (the trigonometric and hyperbolic rest: analytic_trig.cpp). All are holomorphic
+// (complex inputs use the principal branch; erf is real only), so each rule is its derivative
+// f'(x) written with public ops; JVP and VJP follow (Note [Complex gradients]).
 #include <cmath>
 #include <complex>
+#include <numbers>
 
 #include "cpu/kernels/elementwise_math.hpp"
 #include "primitives/elementwise_common.hpp"
@@ -113,10 +115,92 @@ struct Log1pOp : AnalyticDefaults {
   static Partial da(const Tensor& x, const Tensor&) { return 1.0 / (x + 1.0); }
 };
 
+// Note [Complex log2, log10, exp2]: they have no std:: function: log(z) / ln b and exp(z ln 2),
+// which keep the special values of std::log and std::exp (a complex times a real scales each
+// part, so exp2(inf + 0i) is inf + 0i, not inf + NaN i as std::pow's polar form would give). On
+// the real axis (imaginary part +-0; for the logarithms also a real part > 0, NaN excluded) they
+// return the real function with the imaginary part kept, as the formulas would up to rounding:
+// so log2(8 + 0i) is exactly 3 and exp2(3 + 0i) exactly 8, as for real dtypes.
+template <class R>
+R log2_real(R v) {
+  return std::log2(v);
+}
+template <class R>
+R log10_real(R v) {
+  return std::log10(v);
+}
+template <class T>
+T log_base(T x, real_t<T> (*real_log)(real_t<T>), real_t<T> ln_base) {
+  if (x.imag() == 0 && x.real() > 0) return T(real_log(x.real()), x.imag());
+  return std::log(x) / ln_base;
+}
+struct Log2Op : AnalyticDefaults {
+  static constexpr const char* name = "log2";
+  static constexpr Rule rule = Rule::holomorphic;
+  template <class T>
+  static T apply(T x) {
+    if constexpr (is_complex_v<T>)
+      return log_base<T>(x, &log2_real, std::numbers::ln2_v<real_t<T>>);
+    else
+      return std::log2(x);
+  }
+  static Partial da(const Tensor& x, const Tensor&) { return (1.0 / std::numbers::ln2) / x; }
+};
+
+struct Log10Op : AnalyticDefaults {
+  static constexpr const char* name = "log10";
+  static constexpr Rule rule = Rule::holomorphic;
+  template <class T>
+  static T apply(T x) {
+    if constexpr (is_complex_v<T>)
+      return log_base<T>(x, &log10_real, std::numbers::ln10_v<real_t<T>>);
+    else
+      return std::log10(x);
+  }
+  static Partial da(const Tensor& x, const Tensor&) { return (1.0 / std::numbers::ln10) / x; }
+};
+
+struct Exp2Op : AnalyticDefaults {
+  static constexpr const char* name = "exp2";
+  static constexpr Rule rule = Rule::holomorphic;
+  template <class T>
+  static T apply(T x) {
+    if constexpr (is_complex_v<T>) {
+      if (x.imag() == 0) return T(std::exp2(x.real()), x.imag());
+      return std::exp(x * std::numbers::ln2_v<real_t<T>>);
+    } else {
+      return std::exp2(x);
+    }
+  }
+  static Partial da(const Tensor&, const Tensor& y) {
+    Partial p(y);
+    p.c = std::numbers::ln2;
+    return p;
+  }
+};
+
+struct ErfOp : AnalyticDefaults {
+  static constexpr const char* name = "erf";
+  static constexpr bool complex_ok = false;
+  static constexpr const char* complex_why = "erf is implemented for real values only";
+  static constexpr Rule rule = Rule::holomorphic;  // real only: the partial is the derivative
+  template <class T>
+  static T apply(T x) {
+    return std::erf(x);
+  }
+  // 2/sqrt(pi) exp(-x^2).
+  static Partial da(const Tensor& x, const Tensor&) {
+    Partial p(exp(-square(x)));
+    p.c = 2 * std::numbers::inv_sqrtpi;
+    return p;
+  }
+};
+
 }  // namespace
 
 std::shared_ptr<const Primitive> find_analytic(std::string_view name) {
-  return find_unary<ExpOp, LogOp, SinOp, CosOp, TanhOp, SqrtOp, RsqrtOp, Expm1Op, Log1pOp>(name);
+  return find_unary<ExpOp, LogOp, SinOp, CosOp, TanhOp, SqrtOp, RsqrtOp, Expm1Op, Log1pOp, Log2Op,
+                    Log10Op, Exp2Op, ErfOp>(name);
 }
 
 }  // namespace detail
@@ -133,6 +217,10 @@ Tensor sqrt(const Tensor& x) { return apply_unary<detail::SqrtOp>(x); }
 Tensor rsqrt(const Tensor& x) { return apply_unary<detail::RsqrtOp>(x); }
 Tensor expm1(const Tensor& x) { return apply_unary<detail::Expm1Op>(x); }
 Tensor log1p(const Tensor& x) { return apply_unary<detail::Log1pOp>(x); }
+Tensor log2(const Tensor& x) { return apply_unary<detail::Log2Op>(x); }
+Tensor log10(const Tensor& x) { return apply_unary<detail::Log10Op>(x); }
+Tensor exp2(const Tensor& x) { return apply_unary<detail::Exp2Op>(x); }
+Tensor erf(const Tensor& x) { return apply_unary<detail::ErfOp>(x); }
 
 void exp_into(Tensor& out, const Tensor& x) { unary_into<detail::ExpOp>(out, x); }
 void log_into(Tensor& out, const Tensor& x) { unary_into<detail::LogOp>(out, x); }

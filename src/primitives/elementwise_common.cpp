@@ -103,7 +103,11 @@ void throw_complex_unsupported(std::string_view op, std::string_view why,
 std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name, ScalarSide side,
                                                        Scalar s) {
   if (auto p = find_analytic(name)) return p;
+  if (auto p = find_analytic_trig(name)) return p;
   if (auto p = find_elementwise_unary(name)) return p;
+  if (auto p = find_elementwise_classify(name)) return p;
+  if (auto p = find_elementwise_binary_real(name, side, s)) return p;
+  if (auto p = find_polar(name, side, s)) return p;
   return find_elementwise_binary(name, side, s);
 }
 

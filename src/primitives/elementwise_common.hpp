@@ -421,6 +421,11 @@ std::shared_ptr<const Primitive> find_elementwise_binary(std::string_view name, 
                                                          Scalar s);
 std::shared_ptr<const Primitive> find_elementwise_compare(std::string_view name, ScalarSide side,
                                                           Scalar s);
+std::shared_ptr<const Primitive> find_analytic_trig(std::string_view name);
+std::shared_ptr<const Primitive> find_elementwise_classify(std::string_view name);
+std::shared_ptr<const Primitive> find_elementwise_binary_real(std::string_view name,
+                                                              ScalarSide side, Scalar s);
+std::shared_ptr<const Primitive> find_polar(std::string_view name, ScalarSide side, Scalar s);
 
 template <class... Ops>
 std::shared_ptr<const Primitive> find_unary(std::string_view name) {

@@ -1,5 +1,5 @@
-// Non-analytic unary primitives (neg, conj, abs, sign, square, logical_not), selection (where)
-// and dtype conversion (cast, convert).
+// Non-analytic unary primitives (neg, conj, abs, sign, square, logical_not), rounding (floor,
+// ceil, round, trunc), selection (where) and dtype conversion (cast, convert).
 #include <cmath>
 #include <complex>
 #include <type_traits>
@@ -140,6 +140,17 @@ struct RoundOp : RoundingDefaults {
   }
 };
 
+struct TruncOp : RoundingDefaults {
+  static constexpr const char* name = "trunc";
+  template <class T>
+  static T apply(T x) {
+    if constexpr (std::is_integral_v<T>)
+      return x;
+    else
+      return std::trunc(x);  // toward zero; keeps the sign of 0, +-inf and NaN
+  }
+};
+
 struct LogicalNotOp : UnaryDefaults {
   static constexpr const char* name = "logical_not";
   static constexpr Ints ints = Ints::native;
@@ -246,8 +257,8 @@ class CastPrim final : public PrimitiveWith<CastPrim> {
 
 std::shared_ptr<const Primitive> find_elementwise_unary(std::string_view name) {
   if (name == "where") return std::make_shared<WherePrim>();
-  return find_unary<NegOp, ConjOp, AbsOp, SignOp, SquareOp, LogicalNotOp, FloorOp, CeilOp, RoundOp>(
-      name);
+  return find_unary<NegOp, ConjOp, AbsOp, SignOp, SquareOp, LogicalNotOp, FloorOp, CeilOp, RoundOp,
+                    TruncOp>(name);
 }
 
 }  // namespace detail
@@ -265,6 +276,7 @@ Tensor logical_not(const Tensor& x) { return apply_unary<detail::LogicalNotOp>(x
 Tensor floor(const Tensor& x) { return apply_unary<detail::FloorOp>(x); }
 Tensor ceil(const Tensor& x) { return apply_unary<detail::CeilOp>(x); }
 Tensor round(const Tensor& x) { return apply_unary<detail::RoundOp>(x); }
+Tensor trunc(const Tensor& x) { return apply_unary<detail::TruncOp>(x); }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   const Tensor in[3] = {cond, a, b};

@@ -83,6 +83,12 @@ void require_real_floating(const Tensor& abs_t, const Tensor& angle_t) {
 }
 
 }  // namespace
+
+std::shared_ptr<const Primitive> find_polar(std::string_view name, ScalarSide side, Scalar s) {
+  if (auto p = find_unary<AngleOp>(name)) return p;
+  return find_binary<Atan2Op>(name, side, s);
+}
+
 }  // namespace detail
 
 Tensor atan2(const Tensor& y, const Tensor& x) {

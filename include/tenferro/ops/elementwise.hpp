@@ -19,7 +19,8 @@
 // Bool and integer operands: add, sub, mul, neg, square, abs, sign, maximum, minimum compute in
 // the integer dtype and wrap on overflow (two's complement; abs(INT_MIN) is INT_MIN); arithmetic
 // on bool operands is DTypeMismatch (cast first, or use the logical ops). div, pow and the
-// analytic functions (exp, log, sin, ...) convert bool and integer operands to f64 first:
+// analytic functions (exp, log, sin, ..., erf) and the real binary functions (atan2, hypot,
+// copysign, logaddexp) convert bool and integer operands to f64 first:
 // i32 / i32 is true division giving f64, as NumPy.
 //
 // Comparisons and the logical ops return bool. lt/le/gt/ge, maximum and minimum are undefined on
@@ -27,9 +28,10 @@
 // dtype and read non-zero (for complex: either part non-zero; NaN too) as true. where() takes a
 // bool condition (or any real one, non-zero meaning true).
 //
-// Autodiff: every op here has forward and reverse rules, except comparisons, the logical ops and
-// sign, which are piecewise constant and stop gradients; bool and integer results never carry a
-// gradient. Complex gradients follow PyTorch's conjugate-Wirtinger
+// Autodiff: every op here has forward and reverse rules, except comparisons, the logical ops,
+// sign, the rounding ops (floor, ceil, round, trunc) and the classification ops (isnan, isinf,
+// isfinite, signbit), which are piecewise constant and stop gradients; bool and integer results
+// never carry a gradient. Complex gradients follow PyTorch's conjugate-Wirtinger
 // convention: for a real loss L, grad_z = conj(dy/dz) * grad_y for holomorphic y = f(z) (e.g.
 // mul: grad_a = grad_y * conj(b)); abs: grad_z = grad_y * z/|z| (0 at z = 0); a real input of a
 // complex-valued op receives the real part of its complex gradient.
@@ -107,6 +109,33 @@ Tensor rsqrt(const Tensor& x);
 /// src/cpu/kernels/elementwise_math.hpp, Note [Complex expm1 and log1p]).
 Tensor expm1(const Tensor& x);
 Tensor log1p(const Tensor& x);
+/// Tangent, hyperbolic sine and cosine, the inverse trigonometric functions (asin, acos, atan)
+/// and the inverse hyperbolic ones (asinh, acosh, atanh): std:: on each element, so real inputs
+/// get C99 Annex F's special values (acosh(x < 1), asin(|x| > 1) are NaN, atanh(+-1) is +-inf,
+/// odd functions keep the sign of 0, atan(+-inf) is +-pi/2) and complex inputs the principal
+/// branches and Annex G's special values of std::complex (branch cuts on the real axis outside
+/// [-1, 1] for asin, acos, atanh, below 1 for acosh, on the imaginary axis outside [-i, i] for
+/// atan, asinh). Holomorphic: tan' = 1 + tan^2, asin' = 1/sqrt(1 - z^2), acos' = -asin',
+/// atan' = 1/(1 + z^2), asinh' = 1/sqrt(1 + z^2), acosh' = 1/(sqrt(z - 1) sqrt(z + 1)) (the
+/// principal-branch form), atanh' = 1/(1 - z^2).
+Tensor tan(const Tensor& x);
+Tensor sinh(const Tensor& x);
+Tensor cosh(const Tensor& x);
+Tensor asin(const Tensor& x);
+Tensor acos(const Tensor& x);
+Tensor atan(const Tensor& x);
+Tensor asinh(const Tensor& x);
+Tensor acosh(const Tensor& x);
+Tensor atanh(const Tensor& x);
+/// Base-2 and base-10 logarithms and 2^x. Real: std::log2, std::log10, std::exp2 (exact at
+/// powers of two, log2(0) is -inf, log2(x < 0) NaN). Complex: log(z) / ln 2, log(z) / ln 10 and
+/// exp(z ln 2), so their special values are those of log and exp. Holomorphic.
+Tensor log2(const Tensor& x);
+Tensor log10(const Tensor& x);
+Tensor exp2(const Tensor& x);
+/// The error function (std::erf: erf(+-0) is +-0, erf(+-inf) is +-1); real dtypes only
+/// (complex: DTypeMismatch), bool/integers give f64. Gradient 2/sqrt(pi) exp(-x^2).
+Tensor erf(const Tensor& x);
 
 // ---- Rounding, floor division, remainder, clamp ----
 /// Largest integer <= x, smallest integer >= x, nearest integer (half to even, as NumPy and
@@ -115,6 +144,9 @@ Tensor log1p(const Tensor& x);
 Tensor floor(const Tensor& x);
 Tensor ceil(const Tensor& x);
 Tensor round(const Tensor& x);
+/// The integer part, rounding toward zero (std::trunc: -0.5 gives -0, +-inf and NaN stay),
+/// in x's dtype; the identity on bool and integers; real dtypes only. No gradient flows.
+Tensor trunc(const Tensor& x);
 /// floor(a / b) computed in the promoted dtype (integers stay integers: Python's //, so -7 // 2
 /// is -4); integer division by 0 gives 0 and INT_MIN // -1 wraps to INT_MIN (never undefined
 /// behaviour). Real dtypes; no gradient flows.
@@ -128,6 +160,38 @@ Tensor remainder(const Tensor& a, Scalar b);
 /// Real dtypes; an integer x with a fractional bound computes in f64. Gradient 1 inside
 /// [lo, hi] (bounds included) and 0 outside, as PyTorch.
 Tensor clamp(const Tensor& x, Scalar lo, Scalar hi);
+
+// ---- Floating-point classification (bool results, no gradient) ----
+/// Whether each element is NaN, +-inf, or neither (finite). Complex: isnan is true when either
+/// part is NaN, isinf when either part is infinite (also inf + NaN i), isfinite when both parts
+/// are finite (Array API). Bool and integers: false, false, true.
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+/// Whether the sign bit is set (std::signbit: true for -0 and for a NaN with its sign bit set);
+/// integers: x < 0, bool: false; complex: DTypeMismatch.
+Tensor signbit(const Tensor& x);
+
+// ---- Real binary functions (src/primitives/elementwise_binary_real.cpp) ----
+// Broadcast, result dtype promote(a, b) (a Scalar operand as in add); bool/integers convert to
+// f64 first (as div); complex: DTypeMismatch.
+
+/// sqrt(a^2 + b^2) without overflow or underflow in between (std::hypot: hypot(+-inf, NaN) is
+/// +inf). Gradient a / hypot and b / hypot (NaN at the origin, as PyTorch).
+Tensor hypot(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, Scalar b);
+Tensor hypot(Scalar a, const Tensor& b);
+/// |a| with the sign bit of b (std::copysign: copysign(1, -0) is -1, a NaN b's sign bit
+/// counts). Gradient sign(a) * sign(result) for a (0 at a = 0, as PyTorch) and 0 for b.
+Tensor copysign(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, Scalar b);
+Tensor copysign(Scalar a, const Tensor& b);
+/// log(exp(a) + exp(b)) computed stably as max(a, b) + log1p(exp(-|a - b|)): never overflows;
+/// NaN if either is NaN, +inf if either is +inf (and the other not NaN), a + log 2 when a == b
+/// (so logaddexp(-inf, -inf) is -inf). Gradient exp(a - result) and exp(b - result).
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+Tensor logaddexp(const Tensor& a, Scalar b);
+Tensor logaddexp(Scalar a, const Tensor& b);
 
 // ---- Complex parts ----
 /// Real part (x itself for a real dtype) and imaginary part (zeros of x's dtype for a real
