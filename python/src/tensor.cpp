@@ -341,6 +341,9 @@ const Binary kGt = TF_BINARY_FLIP(tenferro::gt, tenferro::lt);
 const Binary kGe = TF_BINARY_FLIP(tenferro::ge, tenferro::le);
 const Binary kMaximum = TF_BINARY_FLIP(tenferro::maximum, tenferro::maximum);
 const Binary kMinimum = TF_BINARY_FLIP(tenferro::minimum, tenferro::minimum);
+const Binary kHypot = TF_BINARY_FULL(tenferro::hypot);
+const Binary kCopysign = TF_BINARY_FULL(tenferro::copysign);
+const Binary kLogaddexp = TF_BINARY_FULL(tenferro::logaddexp);
 const Binary kMatmul{&matmul};
 const Binary kAnd{&logical_and};
 const Binary kOr{&logical_or};
@@ -903,7 +906,10 @@ void bind_tensor(py::module_& m) {
                                                             {"ge", &kGe},
                                                             {"logical_and", &kAnd},
                                                             {"logical_or", &kOr},
-                                                            {"logical_xor", &kXor}};
+                                                            {"logical_xor", &kXor},
+                                                            {"hypot", &kHypot},
+                                                            {"copysign", &kCopysign},
+                                                            {"logaddexp", &kLogaddexp}};
   for (const auto& [name, op] : binaries) {
     const Binary* p = op;
     m.def(

@@ -42,7 +42,9 @@ Tensor.__iter__ = _iter
 _METHODS = (
     "sum prod mean max min sum_squares norm any all count_nonzero logsumexp softmax log_softmax "
     "argmax argmin exp log sin cos tanh sqrt rsqrt expm1 log1p abs sign square conj real imag "
-    "floor ceil round angle clamp flip roll tile cumsum cumprod diagonal tril triu argsort sort "
+    "floor ceil round trunc angle clamp flip roll tile cumsum cumprod diagonal tril triu argsort "
+    "sort tan sinh cosh asin acos atan asinh acosh atanh log2 log10 exp2 erf isnan isinf isfinite "
+    "signbit "
     "topk matmul copy cast"
 ).split()
 
