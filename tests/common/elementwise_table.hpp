@@ -4,6 +4,7 @@
 // JVP/VJP checks in the autodiff tests) iterate over these rows: adding an op adds a row.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -23,6 +24,7 @@ enum class Domain {
   above_minus_one,  // [-0.8, 0.8)
   nonzero,          // +-[0.3, 2)
   small_ints,       // {-1, 0, 1}: comparisons and maximum see ties
+  above_one,        // [1.2, 3.2): acosh
 };
 
 struct UnaryRow {
@@ -54,6 +56,12 @@ inline cld ref_sign(cld z) { return z == cld(0) ? cld(0) : z / std::abs(z); }
 inline cld ref_max(cld a, cld b) { return a.real() >= b.real() ? a : b; }
 inline cld ref_min(cld a, cld b) { return a.real() <= b.real() ? a : b; }
 inline cld ref_bool(bool v) { return v ? 1.0L : 0.0L; }
+inline constexpr long double kRefLn2 = 0.693147180559945309417232121458176568L;
+inline constexpr long double kRefLn10 = 2.302585092994045684017960334075684L;
+inline cld ref_logaddexp(cld a, cld b) {
+  const long double x = a.real(), y = b.real(), m = std::max(x, y);
+  return m + std::log(std::exp(x - m) + std::exp(y - m));
+}
 
 // clang-format off
 inline const std::vector<UnaryRow>& unary_table() {
@@ -72,6 +80,19 @@ inline const std::vector<UnaryRow>& unary_table() {
     {"rsqrt", [](const Tensor& x) { return rsqrt(x); }, rsqrt_into, [](cld z) { return 1.0L / std::sqrt(z); }, Domain::positive, true, false, true, 1e-6, 1e-14},
     {"expm1", [](const Tensor& x) { return expm1(x); }, expm1_into, [](cld z) { return std::exp(z) - 1.0L; }, Domain::any, true, false, true, 1e-6, 1e-14},
     {"log1p", [](const Tensor& x) { return log1p(x); }, log1p_into, [](cld z) { return std::log(1.0L + z); }, Domain::above_minus_one, true, false, true, 1e-6, 1e-14},
+    {"tan", [](const Tensor& x) { return tan(x); }, nullptr, [](cld z) { return std::tan(z); }, Domain::above_minus_one, true, false, true, 1e-6, 1e-14},
+    {"sinh", [](const Tensor& x) { return sinh(x); }, nullptr, [](cld z) { return std::sinh(z); }, Domain::any, true, false, true, 1e-6, 1e-14},
+    {"cosh", [](const Tensor& x) { return cosh(x); }, nullptr, [](cld z) { return std::cosh(z); }, Domain::any, true, false, true, 1e-6, 1e-14},
+    {"asin", [](const Tensor& x) { return asin(x); }, nullptr, [](cld z) { return std::asin(z); }, Domain::above_minus_one, true, false, true, 1e-5, 1e-13},
+    {"acos", [](const Tensor& x) { return acos(x); }, nullptr, [](cld z) { return std::acos(z); }, Domain::above_minus_one, true, false, true, 1e-5, 1e-13},
+    {"atan", [](const Tensor& x) { return atan(x); }, nullptr, [](cld z) { return std::atan(z); }, Domain::above_minus_one, true, false, true, 1e-5, 1e-13},
+    {"asinh", [](const Tensor& x) { return asinh(x); }, nullptr, [](cld z) { return std::asinh(z); }, Domain::above_minus_one, true, false, true, 1e-5, 1e-13},
+    {"acosh", [](const Tensor& x) { return acosh(x); }, nullptr, [](cld z) { return std::acosh(z); }, Domain::above_one, true, false, true, 1e-5, 1e-13},
+    {"atanh", [](const Tensor& x) { return atanh(x); }, nullptr, [](cld z) { return std::atanh(z); }, Domain::above_minus_one, true, false, true, 1e-5, 1e-13},
+    {"log2", [](const Tensor& x) { return log2(x); }, nullptr, [](cld z) { return std::log(z) / kRefLn2; }, Domain::positive, true, false, true, 1e-6, 1e-14},
+    {"log10", [](const Tensor& x) { return log10(x); }, nullptr, [](cld z) { return std::log(z) / kRefLn10; }, Domain::positive, true, false, true, 1e-6, 1e-14},
+    {"exp2", [](const Tensor& x) { return exp2(x); }, nullptr, [](cld z) { return std::exp(z * kRefLn2); }, Domain::any, true, false, true, 1e-6, 1e-14},
+    {"erf", [](const Tensor& x) { return erf(x); }, nullptr, [](cld z) { return cld(std::erf(z.real())); }, Domain::any, false, false, true, 1e-6, 1e-14},
   };
   return rows;
 }
@@ -91,6 +112,9 @@ inline const std::vector<BinaryRow>& binary_table() {
     {"le", [](const Tensor& a, const Tensor& b) { return le(a, b); }, [](const Tensor& a, Scalar s) { return le(a, s); }, nullptr, [](cld a, cld b) { return ref_bool(a.real() <= b.real()); }, Domain::small_ints, Domain::small_ints, false, true, false, 0, 0},
     {"gt", [](const Tensor& a, const Tensor& b) { return gt(a, b); }, [](const Tensor& a, Scalar s) { return gt(a, s); }, nullptr, [](cld a, cld b) { return ref_bool(a.real() > b.real()); }, Domain::small_ints, Domain::small_ints, false, true, false, 0, 0},
     {"ge", [](const Tensor& a, const Tensor& b) { return ge(a, b); }, [](const Tensor& a, Scalar s) { return ge(a, s); }, nullptr, [](cld a, cld b) { return ref_bool(a.real() >= b.real()); }, Domain::small_ints, Domain::small_ints, false, true, false, 0, 0},
+    {"hypot", [](const Tensor& a, const Tensor& b) { return hypot(a, b); }, [](const Tensor& a, Scalar s) { return hypot(a, s); }, nullptr, [](cld a, cld b) { return cld(std::hypot(a.real(), b.real())); }, Domain::nonzero, Domain::nonzero, false, false, true, 1e-6, 1e-14},
+    {"copysign", [](const Tensor& a, const Tensor& b) { return copysign(a, b); }, [](const Tensor& a, Scalar s) { return copysign(a, s); }, nullptr, [](cld a, cld b) { return cld(std::copysign(a.real(), b.real())); }, Domain::nonzero, Domain::nonzero, false, false, true, 0, 0},
+    {"logaddexp", [](const Tensor& a, const Tensor& b) { return logaddexp(a, b); }, [](const Tensor& a, Scalar s) { return logaddexp(a, s); }, nullptr, ref_logaddexp, Domain::any, Domain::any, false, false, true, 1e-6, 1e-14},
   };
   return rows;
 }
@@ -115,6 +139,8 @@ inline long double domain_value(Domain d, long double u) {
       return (u < 0.5L ? -1 : 1) * (0.3L + 1.7L * std::fmod(2 * u, 1.0L));
     case Domain::small_ints:
       return std::floor(3 * u) - 1;
+    case Domain::above_one:
+      return 1.2L + 2 * u;
   }
   return u;
 }
