@@ -4,9 +4,10 @@
 // Why: a matrix's result must not depend on its batch position, its tile-mates, the chunking or
 // the thread count, whichever path (batched tile or scalar loop) the dispatch takes. So:
 //   - cholesky (read through transposed strides) / solve / lu_factor / det / slogdet / inv / qr
-//     (square and tall) of a c64 / c128 batch of 37 at thread budgets 1 and 4 (both kinds):
-//     matrices at positions 0, 3, 17 and 36 equal, bitwise, the same matrix computed alone and
-//     unbatched, and in a batch shifted by one; the results are right (L L^H, h x, Q R);
+//     (square and tall) / eigh / eigvalsh of a c64 / c128 batch of 37 at thread budgets 1 and 4
+//     (both kinds): matrices at positions 0, 3, 17 and 36 equal, bitwise, the same matrix computed
+//     alone and unbatched, and in a batch shifted by one; the results are right (L L^H, h x, Q R, H
+//     V - V W);
 //   - errors name the lowest failing batch index whatever tile it is in, and a NaN lane leaves its
 //     tile-mates' determinants unchanged; a NaN / Inf matrix in a qr batch (no error) takes the
 //     scalar kernel and leaves its tile-mates unchanged.
@@ -30,9 +31,12 @@ std::vector<Tensor> factor_solve(const Tensor& h, const Tensor& p, const Tensor&
   const LuFactorResult fh = lu_factor(h);
   const SlogdetResult sd = slogdet(h);
   const QrResult qh = qr(h), qr_rhs = qr(rhs);  // square and tall
-  return {cholesky(p),  solve(h, rhs), fh.LU, fh.pivots, det(h),   sd.sign,
-          sd.logabsdet, inv(h),        qh.Q,  qh.R,      qr_rhs.Q, qr_rhs.R};
+  const EighResult eh = eigh(h);                // its lower triangle's Hermitian matrix
+  return {cholesky(p),    solve(h, rhs),   fh.LU,      fh.pivots, det(h),   sd.sign,
+          sd.logabsdet,   inv(h),          qh.Q,       qh.R,      qr_rhs.Q, qr_rhs.R,
+          eh.eigenvalues, eh.eigenvectors, eigvalsh(h)};
 }
+
 TEST(LinalgBatchedComplex, MatrixResultIndependentOfBatchPositionAndThreads) {
   const std::int64_t kBatch = 37;
   for (DType dt : {DType::c64, DType::c128})
@@ -84,6 +88,9 @@ TEST(LinalgBatchedComplex, MatrixResultIndependentOfBatchPositionAndThreads) {
           EXPECT_LT(max_abs(matmul(hw, x) - part(rhs, 0, kBatch)),
                     100 * tol(dt, n) * max_abs(hw) * max_abs(x));
           EXPECT_LT(max_abs(matmul(whole[8], whole[9]) - hw), tol(dt, n) * max_abs(hw));
+          const Tensor hh = hermitian(hw), ev = whole[13];
+          const Tensor wv = cast(whole[12], dt).unsqueeze(1);  // [B, 1, n]
+          EXPECT_LT(max_abs(matmul(hh, ev) - ev * wv), tol(dt, n) * max_abs(hh));
         }
     }
 }

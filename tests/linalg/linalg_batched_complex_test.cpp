@@ -1,23 +1,22 @@
-// The batched small cholesky / lu / solve / qr kernels for complex dtypes
-// (cpu/kernels/linalg_simd_solve_complex.cpp, linalg_simd_qr_complex.cpp; Note [Batched small
-// linalg kernels] and Note [Complex batched solve arithmetic]): one SIMD lane per c64 / c128
-// matrix, the tile held as re and im planes.
+// The batched small cholesky / lu / solve kernels for complex dtypes
+// (cpu/kernels/linalg_simd_solve_complex.cpp; Note [Batched small linalg kernels] and Note
+// [Complex batched solve arithmetic]): one SIMD lane per c64 / c128 matrix, the tile held as re
+// and im planes.
 //
 // Why: as for f32/f64 (linalg_batched_simd_test.cpp), a matrix's result must not depend on its
 // batch position, its tile-mates, the chunking or the thread count, and the kernels promise
 // bitwise the scalar kernels' result (small::cholesky / lu / lu_solve, which spell complex
-// arithmetic out in real operations so that lanes can repeat it, and small::qr). So:
+// arithmetic out in real operations so that lanes can repeat it). So:
 //   - kernel level, c64 and c128: cholesky (n up to 16; Hermitian positive definite, identity,
 //     small shift, graded, huge / tiny scale, failing at the first / a middle / the last minor,
 //     zero, NaN, Inf, a -0 pivot, garbage in the upper triangle and in the diagonal's imaginary
 //     part; row-major and transposed strides), lu (m, n up to 16: random, zero, rank 1, ties of
 //     |re| + |im|, purely imaginary and mixed pivots (both branches of Smith's division), a zero
-//     column, huge / tiny, NaN, Inf; row-major and transposed strides), solve (r = 1, 3, 21) and
-//     qr (m, n up to 16, reduced and complete; random, zero, rank 1, real, imaginary, upper
-//     triangular, identity, huge, tiny enough for larfg's rescaling, graded) lanes equal the
-//     scalar kernels bitwise (factors, pivots, info, x; q, r) in full tiles, partial tiles and
-//     tiles with empty lanes;
-//   - the op level is in linalg_batched_complex_ops_test.cpp.
+//     column, huge / tiny, NaN, Inf; row-major and transposed strides) and solve (r = 1, 3, 21)
+//     lanes equal the scalar loops bitwise (factors, pivots, info, x) in full tiles, partial
+//     tiles and tiles with empty lanes; the scalar loops stay accurate (long double residuals);
+//   - qr / eigh: linalg_batched_complex_decomp_test.cpp; the op level:
+//     linalg_batched_complex_ops_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,7 +28,7 @@
 #include <vector>
 
 #include "cpu/kernels/linalg_simd_batch.hpp"
-#include "linalg/linalg_test_util.hpp"
+#include "linalg/linalg_batched_complex_util.hpp"
 
 namespace {
 
@@ -37,63 +36,7 @@ namespace sm = tenferro::detail::small;
 using tenferro::c128;
 using tenferro::c64;
 using tenferro::linalg_test::Rng;
-
-template <class T>
-const char* type_name() {
-  return std::is_same_v<T, c64> ? "c64" : "c128";
-}
-
-template <class T>
-bool same(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(T) * x.size()) == 0;
-}
-
-// Lane orders for the cases: in order, full and partial tiles; reversed, every third lane empty.
-std::vector<std::vector<int>> arrangements(int cases, int lanes) {
-  std::vector<std::vector<int>> tiles;
-  for (int c0 = 0; c0 < cases; c0 += lanes) {
-    std::vector<int> t;
-    for (int c = c0; c < std::min(cases, c0 + lanes); ++c) t.push_back(c);
-    tiles.push_back(t);
-  }
-  std::vector<int> rev;
-  for (int c = cases; c-- > 0;) {
-    if (rev.size() % 3 == 2) rev.push_back(-1);
-    rev.push_back(c);
-    if (static_cast<int>(rev.size()) >= lanes - 1) {
-      tiles.push_back(rev);
-      rev.clear();
-    }
-  }
-  if (!rev.empty()) tiles.push_back(rev);
-  return tiles;
-}
-
-template <class T>
-struct Case {
-  std::string name;
-  std::vector<T> a;  // row-major
-};
-
-template <class T>
-T crand(Rng& g) {
-  const double re = g.uniform();
-  return T(re, g.uniform());
-}
-
-template <class T>
-std::vector<T> scaled(std::vector<T> a, double f) {
-  for (T& x : a) x *= typename T::value_type(f);
-  return a;
-}
-
-template <class T>
-std::vector<T> transposed(const std::vector<T>& a, int m, int n) {
-  std::vector<T> t(a.size());
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) t[j * m + i] = a[i * n + j];
-  return t;
-}
+using namespace tenferro::linalg_test::batched_complex;
 
 // Hermitian inputs (full matrices; the kernels read the lower triangle, the upper triangle and the
 // diagonal's imaginary part get garbage at the end): positive definite ones, and ones that fail.
@@ -349,101 +292,6 @@ void check_lu_kernel() {
       }
     }
   EXPECT_GT(singular, 100);
-}
-
-// QR inputs: random, zero, rank 1, real-valued, purely imaginary, already upper triangular (zero
-// tails: larfg's tau = 0 or only a phase), identity, huge, tiny (beta below safmin: larfg's
-// rescaling loop), graded columns.
-template <class T>
-std::vector<Case<T>> qr_cases(int m, int n, Rng& g) {
-  using Real = typename T::value_type;
-  std::vector<Case<T>> cs;
-  auto random = [&] {
-    std::vector<T> a(m * n);
-    for (T& x : a) x = crand<T>(g);
-    return a;
-  };
-  for (int i = 0; i < 4; ++i) cs.push_back({"random" + std::to_string(i), random()});
-  cs.push_back({"zero", std::vector<T>(m * n, T(0))});
-  {
-    std::vector<T> u(m), v(n), a(m * n);
-    for (T& x : u) x = crand<T>(g);
-    for (T& x : v) x = crand<T>(g);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) a[i * n + j] = u[i] * v[j];
-    cs.push_back({"rank1", a});
-  }
-  {
-    std::vector<T> a = random(), b = random(), c = random(), e(m * n, T(0));
-    for (T& x : a) x = T(x.real(), 0);
-    for (T& x : b) x = T(0, x.imag());
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < i && j < n; ++j) c[i * n + j] = T(0);
-    for (int i = 0; i < std::min(m, n); ++i) e[i * n + i] = T(1);
-    cs.push_back({"real", a});
-    cs.push_back({"imaginary", b});
-    cs.push_back({"upper_triangular", c});
-    cs.push_back({"identity", e});
-  }
-  const double huge = std::is_same_v<T, c64> ? 1e30 : 1e290;
-  const double tiny = std::is_same_v<T, c64> ? 1e-36 : 1e-300;  // below safmin = tiny / eps
-  cs.push_back({"huge", scaled(random(), huge)});
-  cs.push_back({"tiny", scaled(random(), tiny)});
-  {
-    std::vector<T> a = random();
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j)
-        a[i * n + j] *= Real(std::pow(10.0, -6.0 * j / std::max(1, n - 1)));
-    cs.push_back({"graded_columns", a});
-  }
-  return cs;
-}
-
-template <class T>
-void check_qr_kernel() {
-  const int L = sm::batch_lanes<T>();
-  Rng g{888 + sizeof(T)};
-  for (int m : {1, 2, 3, 4, 5, 8, 16})
-    for (int n : {1, 2, 3, 4, 5, 8, 16})
-      for (bool complete : {false, true}) {
-        const int k = std::min(m, n), nq = complete ? m : k;
-        const std::vector<Case<T>> cs = qr_cases<T>(m, n, g);
-        const int nc = static_cast<int>(cs.size());
-        std::vector<std::vector<T>> rq(nc, std::vector<T>(m * nq)), rr(nc, std::vector<T>(nq * n));
-        for (int c = 0; c < nc; ++c)
-          sm::qr<T>(m, n, cs[c].a.data(), rq[c].data(), rr[c].data(), complete);
-        for (const std::vector<int>& tile : arrangements(nc, L)) {
-          const int count = static_cast<int>(tile.size());
-          std::vector<std::vector<T>> q(count, std::vector<T>(m * nq, T(7))),
-              r(count, std::vector<T>(nq * n, T(7)));
-          const T* in[sm::kMaxBatchLanes] = {};
-          T* qo[sm::kMaxBatchLanes] = {};
-          T* ro[sm::kMaxBatchLanes] = {};
-          for (int j = 0; j < count; ++j) {
-            in[j] = tile[j] < 0 ? nullptr : cs[tile[j]].a.data();
-            qo[j] = q[j].data();
-            ro[j] = r[j].data();
-          }
-          sm::qr_batch<T>(m, n, count, in, qo, ro, complete);
-          for (int j = 0; j < count; ++j) {
-            const int c = tile[j];
-            if (c < 0) {
-              EXPECT_EQ(q[j][0], T(7)) << "an empty lane is not written";
-              continue;
-            }
-            const std::string where = std::string(type_name<T>()) + " " + std::to_string(m) + "x" +
-                                      std::to_string(n) + (complete ? " complete " : " reduced ") +
-                                      cs[c].name + " lane " + std::to_string(j);
-            EXPECT_TRUE(same(q[j], rq[c])) << "q " << where;
-            EXPECT_TRUE(same(r[j], rr[c])) << "r " << where;
-          }
-        }
-      }
-}
-
-TEST(LinalgBatchedComplex, QrLanesEqualScalarKernelBitwise) {
-  check_qr_kernel<c64>();
-  check_qr_kernel<c128>();
 }
 
 TEST(LinalgBatchedComplex, CholeskyLanesEqualScalarKernelBitwise) {

@@ -167,14 +167,15 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
   const I work = 10 * n * n * n;
   Failure f;
   bool batched = false;
-  if constexpr (small::has_batch_kernels_v<T>)
-    batched = n >= small::kBatchDecompMin && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
+  if constexpr (small::has_batch_eigh_kernels_v<T>)
+    batched =
+        n >= small::batch_eigh_min<T>() && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
   if (batched) {
-    if constexpr (small::has_batch_kernels_v<T>) {
+    if constexpr (small::has_batch_eigh_kernels_v<T>) {
       f = for_each_small_tile<T>(
           ctx, A, work, [&](I b, T* dst) { pack_hermitian(A, b, lower, dst); },
           [&](int nb, const T* const* in, I b0, bool* ok) {
-            T* wo[small::kMaxBatchLanes] = {};
+            R* wo[small::kMaxBatchLanes] = {};
             T* vo[small::kMaxBatchLanes] = {};
             for (int l = 0; l < nb; ++l) {
               wo[l] = W + (b0 + l) * n;

@@ -1,6 +1,7 @@
 // Per-target helpers of the batched small linalg kernels (Note [Batched small linalg kernels] in
 // linalg_simd_batch.hpp), shared by linalg_simd_batch.cpp (svd, eigh, qr) and linalg_simd_solve.cpp
-// and linalg_simd_solve_complex.cpp (cholesky, lu). Highway's per-target include guard:
+// and linalg_simd_solve_complex.cpp (cholesky, lu), linalg_simd_qr_complex.cpp and
+// linalg_simd_eigh_complex.cpp. Highway's per-target include guard:
 // foreach_target.h includes the including file once per target, and this header is compiled once
 // for each.
 #if defined(TENFERRO_LINALG_SIMD_BATCH_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -12,7 +13,9 @@
 
 #include <hwy/highway.h>
 
+#include <cmath>
 #include <cstddef>
+#include <limits>
 
 HWY_BEFORE_NAMESPACE();
 namespace tenferro::detail::small {
@@ -69,6 +72,96 @@ HWY_INLINE void swap_rows(const Tile<D>& t, V p, int c, int rows, int cols, T* A
     }
     t.store(nc, rc, j);
   }
+}
+
+// jacobi_rotation of linalg_small.cpp, both range branches evaluated and selected per lane.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE void jacobi_rotation(D d, V app, V aqq, V absg, V& c, V& s, V& t) {
+  using T = hn::TFromD<D>;
+  constexpr int lo = std::numeric_limits<T>::min_exponent / 2 + 2;
+  constexpr int hi = std::numeric_limits<T>::max_exponent / 2 - 2;
+  constexpr T eps = std::numeric_limits<T>::epsilon();
+  const V one = hn::Set(d, T(1)), two = hn::Set(d, T(2));
+  const V tau = hn::Sub(aqq, app), g = mul(two, absg), at = hn::Abs(tau);
+  const auto fast =
+      hn::And(hn::And(hn::Gt(g, hn::Set(d, pow2<T>(lo))), hn::Lt(g, hn::Set(d, pow2<T>(hi)))),
+              hn::Lt(at, hn::Set(d, pow2<T>(hi))));
+  const V r = hn::Sqrt(hn::Add(mul(tau, tau), mul(g, g)));
+  const V w = hn::Add(r, at);
+  const V inv = hn::Div(one, hn::Sqrt(mul(mul(two, r), w)));
+  c = mul(w, inv);
+  s = mul(g, inv);
+  t = hn::Div(g, w);
+  if (!hn::AllTrue(d, fast)) {
+    const V az = hn::Div(at, g);
+    const V t2 = hn::IfThenElse(hn::Gt(az, hn::Set(d, 1 / eps)), hn::Div(hn::Set(d, T(0.5)), az),
+                                hn::Div(one, hn::Add(az, hn::Sqrt(hn::Add(one, mul(az, az))))));
+    const V c2 = hn::Div(one, hn::Sqrt(hn::Add(one, mul(t2, t2))));
+    const V s2 = mul(c2, t2);
+    c = hn::IfThenElse(fast, c, c2);
+    s = hn::IfThenElse(fast, s, s2);
+    t = hn::IfThenElse(fast, t, t2);
+  }
+  const auto neg = hn::Lt(tau, hn::Zero(d));
+  s = hn::IfThenElse(neg, hn::Neg(s), s);
+  t = hn::IfThenElse(neg, hn::Neg(t), t);
+}
+
+// Per-lane scale factors 2^e1, 2^e2 (e1 = e / 2, e2 = e - e1; 1 for e = 0) into f1, f2; returns
+// whether any lane scales.
+template <class T>
+bool scale_factors(const T* amax, int L, int* e, T* f1, T* f2) {
+  bool any = false;
+  for (int l = 0; l < L; ++l) {
+    e[l] = scale_exponent<T>(amax[l]);
+    const int e1 = e[l] / 2, e2 = e[l] - e1;
+    f1[l] = std::ldexp(T(1), e1);
+    f2[l] = std::ldexp(T(1), e2);
+    any = any || e[l] != 0;
+  }
+  return any;
+}
+
+template <class D, class T = hn::TFromD<D>>
+HWY_INLINE void scale(const Tile<D>& t, const T* f1, const T* f2, T* x, int len) {
+  const auto v1 = hn::Load(t.d, f1), v2 = hn::Load(t.d, f2);
+  for (int k = 0; k < len; ++k) t.store(mul(mul(t.load(x, k), v1), v2), x, k);
+}
+
+template <class T>
+constexpr T maxr(T a, T b) noexcept {
+  return a < b ? b : a;
+}
+
+// A complex column of a tile: element k of it is (re[k * L + lane], im[k * L + lane]).
+template <class R>
+struct CCol {
+  R* re;
+  R* im;
+  CCol at(int k, std::size_t L) const { return {re + k * L, im + k * L}; }
+};
+
+// sumsq of linalg_small.cpp for complex T: the real sumsq of the 2 len interleaved parts, four
+// partial sums (re_k, im_k, re_k+1, im_k+1), an odd last element's parts both into the first.
+template <class D, class R = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> csumsq(const Tile<D>& t, CCol<R> x, int len) {
+  const auto z = hn::Zero(t.d);
+  auto s0 = z, s1 = z, s2 = z, s3 = z;
+  int k = 0;
+  for (; k + 2 <= len; k += 2) {
+    const auto r0 = t.load(x.re, k), i0 = t.load(x.im, k);
+    const auto r1 = t.load(x.re, k + 1), i1 = t.load(x.im, k + 1);
+    s0 = hn::Add(s0, mul(r0, r0));
+    s1 = hn::Add(s1, mul(i0, i0));
+    s2 = hn::Add(s2, mul(r1, r1));
+    s3 = hn::Add(s3, mul(i1, i1));
+  }
+  if (k < len) {
+    const auto r0 = t.load(x.re, k), i0 = t.load(x.im, k);
+    s0 = hn::Add(s0, mul(r0, r0));
+    s0 = hn::Add(s0, mul(i0, i0));
+  }
+  return hn::Add(hn::Add(s0, s1), hn::Add(s2, s3));
 }
 
 }  // namespace HWY_NAMESPACE

@@ -40,39 +40,6 @@ HWY_INLINE hn::Vec<D> dot(const Tile<D>& t, const T* x, const T* y, int len) {
   return hn::Add(hn::Add(s0, s1), hn::Add(s2, s3));
 }
 
-// jacobi_rotation of linalg_small.cpp, both range branches evaluated and selected per lane.
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE void jacobi_rotation(D d, V app, V aqq, V absg, V& c, V& s, V& t) {
-  using T = hn::TFromD<D>;
-  constexpr int lo = std::numeric_limits<T>::min_exponent / 2 + 2;
-  constexpr int hi = std::numeric_limits<T>::max_exponent / 2 - 2;
-  constexpr T eps = std::numeric_limits<T>::epsilon();
-  const V one = hn::Set(d, T(1)), two = hn::Set(d, T(2));
-  const V tau = hn::Sub(aqq, app), g = mul(two, absg), at = hn::Abs(tau);
-  const auto fast =
-      hn::And(hn::And(hn::Gt(g, hn::Set(d, pow2<T>(lo))), hn::Lt(g, hn::Set(d, pow2<T>(hi)))),
-              hn::Lt(at, hn::Set(d, pow2<T>(hi))));
-  const V r = hn::Sqrt(hn::Add(mul(tau, tau), mul(g, g)));
-  const V w = hn::Add(r, at);
-  const V inv = hn::Div(one, hn::Sqrt(mul(mul(two, r), w)));
-  c = mul(w, inv);
-  s = mul(g, inv);
-  t = hn::Div(g, w);
-  if (!hn::AllTrue(d, fast)) {
-    const V az = hn::Div(at, g);
-    const V t2 = hn::IfThenElse(hn::Gt(az, hn::Set(d, 1 / eps)), hn::Div(hn::Set(d, T(0.5)), az),
-                                hn::Div(one, hn::Add(az, hn::Sqrt(hn::Add(one, mul(az, az))))));
-    const V c2 = hn::Div(one, hn::Sqrt(hn::Add(one, mul(t2, t2))));
-    const V s2 = mul(c2, t2);
-    c = hn::IfThenElse(fast, c, c2);
-    s = hn::IfThenElse(fast, s, s2);
-    t = hn::IfThenElse(fast, t, t2);
-  }
-  const auto neg = hn::Lt(tau, hn::Zero(d));
-  s = hn::IfThenElse(neg, hn::Neg(s), s);
-  t = hn::IfThenElse(neg, hn::Neg(t), t);
-}
-
 // [x, y] <- [x, y] J (rotate_cols of linalg_small.cpp, real T) on the lanes in `rot`, for len
 // elements at x[k0 + k * stride], y[...].
 template <class D, class M, class V = hn::Vec<D>, class T = hn::TFromD<D>>
@@ -84,32 +51,6 @@ HWY_INLINE void rotate(const Tile<D>& t, M rot, V c, V se, T* x, T* y, int len) 
     t.store(hn::IfThenElse(rot, xn, xi), x, i);
     t.store(hn::IfThenElse(rot, yn, yi), y, i);
   }
-}
-
-// Per-lane scale factors 2^e1, 2^e2 (e1 = e / 2, e2 = e - e1; 1 for e = 0) into f1, f2; returns
-// whether any lane scales.
-template <class T>
-bool scale_factors(const T* amax, int L, int* e, T* f1, T* f2) {
-  bool any = false;
-  for (int l = 0; l < L; ++l) {
-    e[l] = scale_exponent<T>(amax[l]);
-    const int e1 = e[l] / 2, e2 = e[l] - e1;
-    f1[l] = std::ldexp(T(1), e1);
-    f2[l] = std::ldexp(T(1), e2);
-    any = any || e[l] != 0;
-  }
-  return any;
-}
-
-template <class D, class T = hn::TFromD<D>>
-HWY_INLINE void scale(const Tile<D>& t, const T* f1, const T* f2, T* x, int len) {
-  const auto v1 = hn::Load(t.d, f1), v2 = hn::Load(t.d, f2);
-  for (int k = 0; k < len; ++k) t.store(mul(mul(t.load(x, k), v1), v2), x, k);
-}
-
-template <class T>
-constexpr T maxr(T a, T b) noexcept {
-  return a < b ? b : a;
 }
 
 template <class T>

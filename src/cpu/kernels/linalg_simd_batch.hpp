@@ -51,13 +51,15 @@ namespace tenferro::detail::small {
 /// The most lanes a tile has on any target (f32 on AVX-512).
 inline constexpr int kMaxBatchLanes = 16;
 
-/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd and
-/// eigh with kBatchDecompMin <= max(m, n) <= kBatchDecompMax, and qr (every float dtype) with
-/// m, n <= kBatchQrMax, run tile by tile; a tile with at least half its lanes used
+/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd
+/// with kBatchDecompMin <= max(m, n) <= kBatchDecompMax, eigh (every float dtype) with
+/// batch_eigh_min<T>() <= n <= kBatchDecompMax, and qr (every float dtype) with m, n <=
+/// kBatchQrMax, run tile by tile; a tile with at least half its lanes used
 /// (tile_pays_off; complex qr: a quarter, qr_tile_pays_off) takes the batched kernel, a smaller
 /// one (a short batch, or a batch's short last tile) the scalar kernel per matrix. Either way a
 /// matrix's result is the same.
 inline constexpr int kBatchDecompMin = 3;
+inline constexpr int kBatchComplexEighMin = 2;  // c64 / c128 eigh: 2x2 gains 1.7-2x (measured)
 inline constexpr int kBatchDecompMax = 8;
 inline constexpr int kBatchQrMax = 16;
 /// cholesky (linalg_solve.cpp) of order batch_cholesky_min<T>()..kBatchSolveMax, and the LU of
@@ -87,14 +89,19 @@ template <class T>
 bool qr_tile_pays_off(int count, int lanes) noexcept {
   return is_complex_v<T> ? 4 * count >= lanes : tile_pays_off(count, lanes);
 }
+/// The smallest order whose eigh runs batched (Measured crossover in docs/linalg.md).
+template <class T>
+constexpr int batch_eigh_min() noexcept {
+  return is_complex_v<T> ? kBatchComplexEighMin : kBatchDecompMin;
+}
 /// The smallest order whose cholesky runs batched (Measured crossover in docs/linalg.md).
 template <class T>
 constexpr int batch_cholesky_min() noexcept {
   return is_complex_v<T> ? kBatchComplexCholeskyMin : kBatchCholeskyMin;
 }
 
-/// True when the batched svd / eigh / qr kernels exist for T (f32, f64; complex types keep the
-/// scalar kernels).
+/// True when the batched svd kernel exists for T (f32, f64; complex types keep the scalar kernel;
+/// eigh and qr: has_batch_eigh_kernels_v, has_batch_qr_kernels_v).
 template <class T>
 inline constexpr bool has_batch_kernels_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 /// True when the batched cholesky / lu / solve kernels exist for T: f32, f64, c64, c128 (complex
@@ -107,6 +114,11 @@ inline constexpr bool has_batch_solve_kernels_v =
 /// linalg_simd_qr_complex.cpp).
 template <class T>
 inline constexpr bool has_batch_qr_kernels_v = has_batch_solve_kernels_v<T>;
+
+/// True when the batched eigh kernel exists for T: f32, f64, c64, c128 (complex in
+/// linalg_simd_eigh_complex.cpp).
+template <class T>
+inline constexpr bool has_batch_eigh_kernels_v = has_batch_solve_kernels_v<T>;
 
 /// Matrices per tile for T on this CPU (complex T: the lanes of its real type).
 template <class T>
@@ -121,7 +133,7 @@ void svd_batch(int m, int n, int count, const T* const* a, T* const* u, T* const
 
 /// small::eigh of count <= batch_lanes<T>() n x n matrices (v == nullptr: values only).
 template <class T>
-void eigh_batch(int n, int count, const T* const* a, bool lower, T* const* w, T* const* v,
+void eigh_batch(int n, int count, const T* const* a, bool lower, real_t<T>* const* w, T* const* v,
                 bool* ok);
 
 /// small::qr of count <= batch_lanes<T>() m x n matrices: q[l], r[l] as small::qr's outputs.

@@ -30,37 +30,6 @@ namespace tenferro::detail::small {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// A complex column of a tile: element k of it is (re[k * L + lane], im[k * L + lane]).
-template <class R>
-struct CCol {
-  R* re;
-  R* im;
-  CCol at(int k, std::size_t L) const { return {re + k * L, im + k * L}; }
-};
-
-// sumsq of linalg_small.cpp for complex T: the real sumsq of the 2 len interleaved parts, four
-// partial sums (re_k, im_k, re_k+1, im_k+1), an odd last element's parts both into the first.
-template <class D, class R = hn::TFromD<D>>
-HWY_INLINE hn::Vec<D> csumsq(const Tile<D>& t, CCol<R> x, int len) {
-  const auto z = hn::Zero(t.d);
-  auto s0 = z, s1 = z, s2 = z, s3 = z;
-  int k = 0;
-  for (; k + 2 <= len; k += 2) {
-    const auto r0 = t.load(x.re, k), i0 = t.load(x.im, k);
-    const auto r1 = t.load(x.re, k + 1), i1 = t.load(x.im, k + 1);
-    s0 = hn::Add(s0, mul(r0, r0));
-    s1 = hn::Add(s1, mul(i0, i0));
-    s2 = hn::Add(s2, mul(r1, r1));
-    s3 = hn::Add(s3, mul(i1, i1));
-  }
-  if (k < len) {
-    const auto r0 = t.load(x.re, k), i0 = t.load(x.im, k);
-    s0 = hn::Add(s0, mul(r0, r0));
-    s0 = hn::Add(s0, mul(i0, i0));
-  }
-  return hn::Add(hn::Add(s0, s1), hn::Add(s2, s3));
-}
-
 // nrm2 of linalg_small.cpp, complex T: the plain sum of squares where it is safe, else scaled by
 // the largest max(|re|, |im|) (maxr: a NaN never replaces the current value).
 template <class D, class R = hn::TFromD<D>>

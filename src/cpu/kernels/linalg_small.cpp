@@ -100,14 +100,21 @@ struct Consts {
   static constexpr int lo_exp = -hi_exp;
 };
 
-// |x| without the cost of hypot in the common case; hypot only when the squares may underflow.
+// |x|: the square root of the sum of squares where the squares can neither underflow nor
+// overflow, else scaled by max(|re|, |im|) (not std::hypot: the batched complex eigh repeats these
+// operations lane by lane, and libm's hypot is no sequence of IEEE operations it could repeat).
 template <class T>
 inline R<T> abs_(const T& x) noexcept {
   if constexpr (is_complex_v<T>) {
     using Real = R<T>;
-    Real s = x.real() * x.real() + x.imag() * x.imag();
-    if (s < Consts<Real>::tiny / Consts<Real>::eps || s > std::numeric_limits<Real>::max() / 4)
-      return std::hypot(x.real(), x.imag());
+    const Real s = x.real() * x.real() + x.imag() * x.imag();
+    if (s < Consts<Real>::tiny / Consts<Real>::eps || s > std::numeric_limits<Real>::max() / 4) {
+      const Real ar = std::fabs(x.real()), ai = std::fabs(x.imag());
+      const Real w = ar < ai ? ai : ar;
+      if (w == Real(0) || w > std::numeric_limits<Real>::max()) return w;  // 0, Inf
+      const Real qr = ar / w, qi = ai / w;
+      return w * std::sqrt(qr * qr + qi * qi);
+    }
     return std::sqrt(s);
   } else {
     return std::fabs(x);
