@@ -37,6 +37,8 @@
 // complex-valued op receives the real part of its complex gradient.
 #pragma once
 
+#include <optional>
+
 #include "tenferro/tensor.hpp"
 
 namespace tenferro {
@@ -129,7 +131,9 @@ Tensor acosh(const Tensor& x);
 Tensor atanh(const Tensor& x);
 /// Base-2 and base-10 logarithms and 2^x. Real: std::log2, std::log10, std::exp2 (exact at
 /// powers of two, log2(0) is -inf, log2(x < 0) NaN). Complex: log(z) / ln 2, log(z) / ln 10 and
-/// exp(z ln 2), so their special values are those of log and exp. Holomorphic.
+/// exp(z ln 2), so their special values are those of log and exp, and the real functions on the
+/// real axis (log2(8 + 0i) is exactly 3; Note [Complex log2, log10, exp2] in
+/// src/primitives/analytic.cpp). Holomorphic.
 Tensor log2(const Tensor& x);
 Tensor log10(const Tensor& x);
 Tensor exp2(const Tensor& x);
@@ -137,7 +141,7 @@ Tensor exp2(const Tensor& x);
 /// (complex: DTypeMismatch), bool/integers give f64. Gradient 2/sqrt(pi) exp(-x^2).
 Tensor erf(const Tensor& x);
 
-// ---- Rounding, floor division, remainder, clamp ----
+// ---- Rounding, floor division, remainder, clamp, clip ----
 /// Largest integer <= x, smallest integer >= x, nearest integer (half to even, as NumPy and
 /// PyTorch), in x's dtype; the identity on bool and integers; real dtypes only. Piecewise
 /// constant: no gradient flows.
@@ -160,6 +164,18 @@ Tensor remainder(const Tensor& a, Scalar b);
 /// Real dtypes; an integer x with a fractional bound computes in f64. Gradient 1 inside
 /// [lo, hi] (bounds included) and 0 outside, as PyTorch.
 Tensor clamp(const Tensor& x, Scalar lo, Scalar hi);
+/// The Array API's clip: x limited below by `min` and above by `max`, either of which may be
+/// absent (an undefined Tensor / std::nullopt: no bound on that side; both absent: a copy of x).
+/// Tensor bounds broadcast with x (the result has the broadcast shape); every result has x's
+/// dtype (bounds are converted to it first, as cast(); the standard leaves bounds of another
+/// dtype kind unspecified). NaN propagates as NumPy's np.clip: NaN in x, in min or in max gives
+/// NaN there. Where min > max the result is max (NumPy: minimum(maximum(x, min), max)). Real
+/// dtypes, bool excluded (DTypeMismatch for complex or bool x or bounds; a complex Scalar bound
+/// is DTypeMismatch too). Gradient: to x where min <= x <= max (bounds included, as clamp and
+/// PyTorch), to min where x < min, to max where the result is clipped by max; NaN positions send
+/// it to the NaN operand.
+Tensor clip(const Tensor& x, const Tensor& min, const Tensor& max);
+Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 
 // ---- Floating-point classification (bool results, no gradient) ----
 /// Whether each element is NaN, +-inf, or neither (finite). Complex: isnan is true when either
@@ -188,7 +204,8 @@ Tensor copysign(const Tensor& a, Scalar b);
 Tensor copysign(Scalar a, const Tensor& b);
 /// log(exp(a) + exp(b)) computed stably as max(a, b) + log1p(exp(-|a - b|)): never overflows;
 /// NaN if either is NaN, +inf if either is +inf (and the other not NaN), a + log 2 when a == b
-/// (so logaddexp(-inf, -inf) is -inf). Gradient exp(a - result) and exp(b - result).
+/// (so logaddexp(-inf, -inf) is -inf). Gradient: the logistic weights 1 / (1 + exp(b - a)) and
+/// 1 / (1 + exp(a - b)), which stay 1 and 0 when a is +inf and b finite.
 Tensor logaddexp(const Tensor& a, const Tensor& b);
 Tensor logaddexp(const Tensor& a, Scalar b);
 Tensor logaddexp(Scalar a, const Tensor& b);
