@@ -473,6 +473,33 @@ inline const std::vector<Case>& cases() {
         "expm1", E, [](In x) { return expm1(x[0]); }, one(s23, 12));
     row(
         "log1p", E, [](In x) { return log1p(x[0]); }, one(s23, 13, &positive));
+    // The Array API functions: arguments mapped away from poles and branch cuts.
+    row(
+        "tan", E, [](In x) { return tan(0.5 * x[0]); }, one(s23, 201, &positive));
+    row(
+        "sinh", E, [](In x) { return sinh(x[0]); }, one(s23, 202));
+    row(
+        "cosh", E, [](In x) { return cosh(x[0]); }, one(s23, 203));
+    row(
+        "asin", E, [](In x) { return asin(0.5 * x[0]); }, one(s23, 204, &positive));
+    row(
+        "acos", E, [](In x) { return acos(0.5 * x[0]); }, one(s23, 205, &positive));
+    row(
+        "atan", E, [](In x) { return atan(x[0]); }, one(s23, 206, &positive));
+    row(
+        "asinh", E, [](In x) { return asinh(x[0]); }, one(s23, 207, &positive));
+    row(
+        "acosh", E, [](In x) { return acosh(x[0] + 1.0); }, one(s23, 208, &positive));
+    row(
+        "atanh", E, [](In x) { return atanh(0.5 * x[0]); }, one(s23, 209, &positive));
+    row(
+        "log2", E, [](In x) { return log2(x[0]); }, one(s23, 210, &positive));
+    row(
+        "log10", E, [](In x) { return log10(x[0]); }, one(s23, 211, &positive));
+    row(
+        "exp2", E, [](In x) { return exp2(x[0]); }, one(s23, 212));
+    row(
+        "erf", E, [](In x) { return erf(x[0]); }, one(s23, 213), false);
     row(
         "real", E, [](In x) { return real(x[0]); }, one(s23, 14));
     row(
@@ -551,6 +578,14 @@ inline const std::vector<Case>& cases() {
     row(
         "atan2", E, [](In x) { return atan2(x[0], x[1]); }, two(s23, s23, 41, &normal, &nonzero),
         false);
+    row(
+        "hypot", E, [](In x) { return hypot(x[0], x[1]); }, two(s23, s23, 214, &nonzero, &nonzero),
+        false);
+    row(
+        "copysign", E, [](In x) { return copysign(x[0], x[1]); },
+        two(s23, s23, 216, &nonzero, &nonzero), false);
+    row(
+        "logaddexp", E, [](In x) { return logaddexp(x[0], x[1]); }, two(s23, s23, 218), false);
     row(
         "complex", E, [](In x) { return complex(x[0], x[1]); }, two(s23, s23, 42), false);
     row(
