@@ -2,6 +2,7 @@
 // the elementwise family and accumulations are seen by the forward interpreter and the tracer
 // like any other op (Note [Forward over reverse]).
 #include "autodiff/tape.hpp"
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 
 namespace tenferro::detail {
@@ -49,6 +50,15 @@ class AccumulatePrim final : public PrimitiveWith<AccumulatePrim> {
 };
 
 }  // namespace
+
+Tensor unit_seed(const Tensor& out, const char* api) {
+  Tensor seed = empty_for(out.shape(), out.dtype(), api);
+  visit_float_dtype(out.dtype(), [&](auto z) {
+    using T = decltype(z);
+    *static_cast<T*>(seed.data_ptr()) = T(1);
+  });
+  return seed;
+}
 
 Tensor accumulate(const Tensor& a, const Tensor& b) { return bind1(AccumulatePrim(), {a, b}); }
 

@@ -226,7 +226,7 @@ void backward(const Tensor& loss, BackwardOptions options) {
         "backward: without a cotangent the output must be a real tensor with one element, got " +
             dims_to_string(loss.shape()) + " " + std::string(dtype_name(loss.dtype())) +
             "; pass a cotangent of the output's shape and dtype");
-  Tensor seed = ones(loss.shape(), loss.dtype());
+  Tensor seed = detail::unit_seed(loss, "backward");
   detail::run_backward({&root, 1}, {&seed, 1}, eager_pass(options), {}, {});
 }
 

@@ -114,7 +114,7 @@ ValueAndGrad value_and_grad(const ScalarFn& f, std::span<const Tensor> inputs) {
                     "; use vjp for other outputs");
   std::vector<Tensor> grads(inputs.size());
   if (TensorAux* root = detail::layer_of(out, level.proto())) {
-    Tensor seed = ones(out.shape(), out.dtype());
+    Tensor seed = detail::unit_seed(out, "grad");
     detail::run_backward({&root, 1}, {&seed, 1}, {.api = "grad"}, l.auxes, grads);
   }
   fill_zeros(grads, inputs);

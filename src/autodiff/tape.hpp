@@ -127,6 +127,9 @@ bool accumulates_in_place(const Tensor& acc, const Tensor& v) noexcept;
 /// acc += v in place, under the conditions of accumulates_in_place(). Runs inline (no backend
 /// entry, no allocation): a leaf's gradient accumulation in a training loop costs one pass.
 void accumulate_in_place(Tensor& acc, const Tensor& v) noexcept;
+/// The seed of a backward pass from a one-element floating `out`: 1 in out's shape and dtype,
+/// written directly (no fill kernel, no backend entry; `api` names a failed allocation).
+Tensor unit_seed(const Tensor& out, const char* api);
 /// slot = slot + v (slot undefined means zero).
 inline void accumulate_into(Tensor& slot, const Tensor& v) {
   slot = slot.defined() ? accumulate(slot, v) : v;
