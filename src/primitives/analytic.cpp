@@ -121,16 +121,8 @@ struct Log1pOp : AnalyticDefaults {
 // the real axis (imaginary part +-0; for the logarithms also a real part > 0, NaN excluded) they
 // return the real function with the imaginary part kept, as the formulas would up to rounding:
 // so log2(8 + 0i) is exactly 3 and exp2(3 + 0i) exactly 8, as for real dtypes.
-template <class R>
-R log2_real(R v) {
-  return std::log2(v);
-}
-template <class R>
-R log10_real(R v) {
-  return std::log10(v);
-}
-template <class T>
-T log_base(T x, real_t<T> (*real_log)(real_t<T>), real_t<T> ln_base) {
+template <class T, class RealLog>
+T log_base(T x, RealLog real_log, real_t<T> ln_base) {
   if (x.imag() == 0 && x.real() > 0) return T(real_log(x.real()), x.imag());
   return std::log(x) / ln_base;
 }
@@ -140,7 +132,8 @@ struct Log2Op : AnalyticDefaults {
   template <class T>
   static T apply(T x) {
     if constexpr (is_complex_v<T>)
-      return log_base<T>(x, &log2_real, std::numbers::ln2_v<real_t<T>>);
+      return log_base(
+          x, [](real_t<T> v) { return std::log2(v); }, std::numbers::ln2_v<real_t<T>>);
     else
       return std::log2(x);
   }
@@ -153,7 +146,8 @@ struct Log10Op : AnalyticDefaults {
   template <class T>
   static T apply(T x) {
     if constexpr (is_complex_v<T>)
-      return log_base<T>(x, &log10_real, std::numbers::ln10_v<real_t<T>>);
+      return log_base(
+          x, [](real_t<T> v) { return std::log10(v); }, std::numbers::ln10_v<real_t<T>>);
     else
       return std::log10(x);
   }
