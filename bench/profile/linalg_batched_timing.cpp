@@ -1,8 +1,8 @@
 // Timing of the batched small linalg kernels (cpu/kernels/linalg_simd_batch.hpp, one SIMD lane per
 // matrix) against the scalar ones (linalg_small.hpp): median ns per matrix, f64 and f32 (and c128,
-// c64 for the `csolve`, `cqr` and `ceigh` arguments), square n x n, n in {2, 3, 4, 6, 8, 12, 16},
-// for svd, eigh and reduced qr (all with vectors), then cholesky (of a + a^H + 2n I), lu and solve
-// (lu + lu_solve, one right-hand side):
+// c64 for the `csolve`, `cqr`, `ceigh` and `csvd` arguments), square n x n, n in {2, 3, 4, 6, 8,
+// 12, 16}, for svd, eigh and reduced qr (all with vectors), then cholesky (of a + a^H + 2n I), lu
+// and solve (lu + lu_solve, one right-hand side):
 //   scalar:  small::svd / eigh / qr / cholesky / lu (/ lu_solve) one matrix after the other over
 //            a batch of 64 (cholesky, lu, solve: copying the input into the output included, as
 //            the batched kernels read the input in place);
@@ -19,8 +19,9 @@
 //       bench/profile/linalg_batched_timing.cpp src/cpu/kernels/linalg_small.cpp
 //       src/cpu/kernels/linalg_simd_batch.cpp src/cpu/kernels/linalg_simd_solve.cpp
 //       src/cpu/kernels/linalg_simd_solve_complex.cpp src/cpu/kernels/linalg_simd_qr_complex.cpp
-//       src/cpu/kernels/linalg_simd_eigh_complex.cpp -lhwy
-//   /tmp/linalg_batched_timing [decomp | solve | csolve | cqr | ceigh]
+//       src/cpu/kernels/linalg_simd_eigh_complex.cpp src/cpu/kernels/linalg_simd_svd_complex.cpp
+//       -lhwy
+//   /tmp/linalg_batched_timing [decomp | solve | csolve | cqr | ceigh | csvd]
 #include <algorithm>
 #include <chrono>
 #include <complex>
@@ -92,8 +93,10 @@ void run_batched(Op op, int n, int count, const std::vector<T>& in, int b0, std:
     p2[l] = o2.data() + b * n * n;
     p3[l] = o3.data() + b * n * n;
   }
-  if constexpr (!tenferro::is_complex_v<T>) {  // svd: f32 and f64 only
-    if (op == Op::svd) sm::svd_batch<T>(n, n, count, a, p1, p2, p3, ok);
+  if (op == Op::svd) {  // singular values (real) into o2's storage
+    tenferro::real_t<T>* sv[sm::kMaxBatchLanes];
+    for (int l = 0; l < count; ++l) sv[l] = reinterpret_cast<tenferro::real_t<T>*>(p2[l]);
+    sm::svd_batch<T>(n, n, count, a, p1, sv, p3, ok);
   }
   if (op == Op::eigh) {  // eigenvalues (real) into o2's storage
     tenferro::real_t<T>* w[sm::kMaxBatchLanes];
@@ -112,9 +115,7 @@ void run_batched(Op op, int n, int count, const std::vector<T>& in, int b0, std:
 
 template <class T>
 void run_scalar(Op op, int n, const T* a, T* o1, T* o2, T* o3) {
-  if constexpr (!tenferro::is_complex_v<T>) {
-    if (op == Op::svd) sm::svd<T>(n, n, a, o1, o2, o3);
-  }
+  if (op == Op::svd) sm::svd<T>(n, n, a, o1, reinterpret_cast<tenferro::real_t<T>*>(o2), o3);
   if (op == Op::eigh) sm::eigh<T>(n, a, true, reinterpret_cast<tenferro::real_t<T>*>(o2), o1);
   if (op == Op::qr) sm::qr<T>(n, n, a, o1, o3, false);
   int piv[sm::kMaxDim];
@@ -237,15 +238,15 @@ void time_type(const std::vector<Op>& ops) {
 }  // namespace
 
 // No argument: both tables; "decomp": svd, eigh, qr only; "solve": cholesky, lu, solve only;
-// "csolve": cholesky, lu, solve for c128 and c64 (the batched complex kernels); "cqr" / "ceigh":
-// qr / eigh for c128 and c64.
+// "csolve": cholesky, lu, solve for c128 and c64 (the batched complex kernels); "cqr" / "ceigh" /
+// "csvd": qr / eigh / svd for c128 and c64.
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "";
-  if (which == "csolve" || which == "cqr" || which == "ceigh") {
-    const std::vector<Op> ops = which == "cqr" ? std::vector<Op>{Op::qr}
-                                : which == "ceigh"
-                                    ? std::vector<Op>{Op::eigh}
-                                    : std::vector<Op>{Op::cholesky, Op::lu, Op::solve};
+  if (which == "csolve" || which == "cqr" || which == "ceigh" || which == "csvd") {
+    std::vector<Op> ops{Op::cholesky, Op::lu, Op::solve};
+    if (which == "cqr") ops = {Op::qr};
+    if (which == "ceigh") ops = {Op::eigh};
+    if (which == "csvd") ops = {Op::svd};
     time_type<std::complex<double>>(ops);
     time_type<std::complex<float>>(ops);
     return 0;

@@ -1,9 +1,11 @@
-// The batched small qr and Hermitian eigh kernels for complex dtypes
-// (cpu/kernels/linalg_simd_qr_complex.cpp, linalg_simd_eigh_complex.cpp; Note [Batched small
-// linalg kernels]): one SIMD lane per c64 / c128 matrix, the tile held as re and im planes.
+// The batched small qr, Hermitian eigh and svd kernels for complex dtypes
+// (cpu/kernels/linalg_simd_qr_complex.cpp, linalg_simd_eigh_complex.cpp,
+// linalg_simd_svd_complex.cpp; Note [Batched small linalg kernels]): one SIMD lane per c64 / c128
+// matrix, the tile held as re and im planes.
 //
 // Why: a matrix's result must not depend on its batch position or tile-mates, and the kernels
-// promise bitwise the scalar kernels' result (small::qr, small::eigh). So, for c64 and c128, in
+// promise bitwise the scalar kernels' result (small::qr, small::eigh, small::svd). So, for c64 and
+// c128, in
 // full tiles, partial tiles and tiles with empty lanes:
 //   - qr (m, n up to 16, reduced and complete; random, zero, rank 1, real, imaginary, upper
 //     triangular, identity, huge, tiny enough for larfg's rescaling, graded columns): q and r
@@ -11,8 +13,12 @@
 //   - eigh (n up to 16, lower and upper triangle, vectors and values only; Hermitian random,
 //     zero, rank 1, identity, repeated / paired / zero eigenvalues, graded, real symmetric,
 //     diagonal, nearly diagonal, huge, tiny): w, v and the convergence flag equal small::eigh's
-//     bitwise. The scalar complex eigh's accuracy against LAPACK is
-//     tests/linalg/linalg_small_kernels_test.cpp.
+//     bitwise;
+//   - svd (m, n up to 16, vectors and values only; random, zero, rank 1, rank k/2, repeated
+//     columns, identity, unitary times 3, real, imaginary, huge, tiny, tiny rank 1, graded
+//     columns): s, u, vh and the convergence flag equal small::svd's bitwise.
+// The scalar complex kernels' accuracy against LAPACK is
+// tests/linalg/linalg_small_kernels_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -255,6 +261,137 @@ void check_eigh_kernel() {
 TEST(LinalgBatchedComplex, EighLanesEqualScalarKernelBitwise) {
   check_eigh_kernel<c64>();
   check_eigh_kernel<c128>();
+}
+
+// svd inputs: random, zero, rank 1, rank k/2, repeated columns, identity, a unitary matrix times
+// 3 (all singular values equal), real, purely imaginary, huge, tiny, tiny rank 1, graded columns.
+template <class T>
+std::vector<Case<T>> svd_cases(int m, int n, Rng& g) {
+  using Real = typename T::value_type;
+  const int k = std::min(m, n);
+  std::vector<Case<T>> cs;
+  auto random = [&] {
+    std::vector<T> a(m * n);
+    for (T& x : a) x = crand<T>(g);
+    return a;
+  };
+  auto lowrank = [&](int r) {
+    std::vector<c128> b(m * r), c(r * n);
+    for (c128& x : b) x = crand<c128>(g);
+    for (c128& x : c) x = crand<c128>(g);
+    std::vector<T> a(m * n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        c128 s = 0;
+        for (int l = 0; l < r; ++l) s += b[i * r + l] * c[l * n + j];
+        a[i * n + j] = T(s);
+      }
+    return a;
+  };
+  for (int i = 0; i < 4; ++i) cs.push_back({"random" + std::to_string(i), random()});
+  cs.push_back({"zero", std::vector<T>(m * n, T(0))});
+  cs.push_back({"rank1", lowrank(1)});
+  if (k >= 2) cs.push_back({"rank_half", lowrank(k / 2)});
+  {
+    std::vector<T> a = random(), e(m * n, T(0)), re = random(), im = random(), u(m * n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 1; j < n; j += 2) a[i * n + j] = a[i * n + j - 1];
+    for (int i = 0; i < k; ++i) e[i * n + i] = T(1);
+    for (T& x : re) x = T(x.real(), 0);
+    for (T& x : im) x = T(0, x.imag());
+    const int p = std::max(m, n);  // 3 (I - 2 v v^H / v^H v), its leading m x n block
+    std::vector<c128> v(p);
+    double vv = 0;
+    for (c128& x : v) {
+      x = crand<c128>(g);
+      vv += std::norm(x);
+    }
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        u[i * n + j] = T(3.0 * ((i == j ? 1.0 : 0.0) - 2.0 * v[i] * std::conj(v[j]) / vv));
+    cs.push_back({"repeated_columns", a});
+    cs.push_back({"identity", e});
+    cs.push_back({"real", re});
+    cs.push_back({"imaginary", im});
+    cs.push_back({"unitary_times_3", u});
+  }
+  const double huge = std::is_same_v<T, c64> ? 1e30 : 1e150;
+  const double tiny = std::is_same_v<T, c64> ? 1e-30 : 1e-150;
+  cs.push_back({"huge", scaled(random(), huge)});
+  cs.push_back({"tiny", scaled(random(), tiny)});
+  cs.push_back({"tiny_rank1", scaled(lowrank(1), tiny)});
+  {
+    std::vector<T> a = random();
+    const double decades = std::is_same_v<T, c64> ? 3 : 8;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        a[i * n + j] *= Real(std::pow(10.0, -decades * j / std::max(1, n - 1)));
+    cs.push_back({"graded_columns", a});
+  }
+  return cs;
+}
+
+template <class T>
+void check_svd_kernel() {
+  using Real = typename T::value_type;
+  const int L = sm::batch_lanes<T>();
+  Rng g{1111 + sizeof(T)};
+  int unconverged = 0;
+  for (int m : {1, 2, 3, 4, 5, 8, 16})
+    for (int n : {1, 2, 3, 4, 5, 8, 16})
+      for (bool vectors : {true, false}) {
+        const int k = std::min(m, n);
+        const std::vector<Case<T>> cs = svd_cases<T>(m, n, g);
+        const int nc = static_cast<int>(cs.size());
+        std::vector<std::vector<Real>> rs(nc, std::vector<Real>(k));
+        std::vector<std::vector<T>> ru(nc, std::vector<T>(m * k)), rvh(nc, std::vector<T>(k * n));
+        std::vector<bool> rok(nc);
+        for (int c = 0; c < nc; ++c) {
+          rok[c] = sm::svd<T>(m, n, cs[c].a.data(), vectors ? ru[c].data() : nullptr, rs[c].data(),
+                              vectors ? rvh[c].data() : nullptr);
+          unconverged += !rok[c];
+        }
+        for (const std::vector<int>& tile : arrangements(nc, L)) {
+          const int count = static_cast<int>(tile.size());
+          std::vector<std::vector<Real>> s(count, std::vector<Real>(k, Real(7)));
+          std::vector<std::vector<T>> u(count, std::vector<T>(m * k, T(7))),
+              vh(count, std::vector<T>(k * n, T(7)));
+          const T* in[sm::kMaxBatchLanes] = {};
+          T* uo[sm::kMaxBatchLanes] = {};
+          Real* so[sm::kMaxBatchLanes] = {};
+          T* vo[sm::kMaxBatchLanes] = {};
+          bool ok[sm::kMaxBatchLanes] = {};
+          for (int j = 0; j < count; ++j) {
+            in[j] = tile[j] < 0 ? nullptr : cs[tile[j]].a.data();
+            uo[j] = u[j].data();
+            so[j] = s[j].data();
+            vo[j] = vh[j].data();
+          }
+          sm::svd_batch<T>(m, n, count, in, vectors ? uo : nullptr, so, vectors ? vo : nullptr, ok);
+          for (int j = 0; j < count; ++j) {
+            const int c = tile[j];
+            if (c < 0) {
+              EXPECT_EQ(s[j][0], Real(7)) << "an empty lane is not written";
+              continue;
+            }
+            const std::string where = std::string(type_name<T>()) + " " + std::to_string(m) + "x" +
+                                      std::to_string(n) + (vectors ? " vectors " : " values ") +
+                                      cs[c].name + " lane " + std::to_string(j);
+            EXPECT_EQ(ok[j], rok[c]) << where;
+            EXPECT_TRUE(same(s[j], rs[c])) << "s " << where;
+            if (vectors) {
+              EXPECT_TRUE(same(u[j], ru[c])) << "u " << where;
+              EXPECT_TRUE(same(vh[j], rvh[c])) << "vh " << where;
+            }
+          }
+        }
+      }
+  EXPECT_EQ(unconverged, 0);
+}
+
+TEST(LinalgBatchedComplex, SvdLanesEqualScalarKernelBitwise) {
+  check_svd_kernel<c64>();
+  check_svd_kernel<c128>();
 }
 
 }  // namespace

@@ -1,13 +1,14 @@
-// The batched complex cholesky / lu / qr kernels seen through the public ops (Note [Batched small
-// linalg kernels]; kernel-level bitwise checks: linalg_batched_complex_test.cpp).
+// The batched complex cholesky / lu / qr / eigh / svd kernels seen through the public ops (Note
+// [Batched small linalg kernels]; kernel-level bitwise checks: linalg_batched_complex_test.cpp and
+// linalg_batched_complex_decomp_test.cpp).
 //
 // Why: a matrix's result must not depend on its batch position, its tile-mates, the chunking or
 // the thread count, whichever path (batched tile or scalar loop) the dispatch takes. So:
 //   - cholesky (read through transposed strides) / solve / lu_factor / det / slogdet / inv / qr
-//     (square and tall) / eigh / eigvalsh of a c64 / c128 batch of 37 at thread budgets 1 and 4
-//     (both kinds): matrices at positions 0, 3, 17 and 36 equal, bitwise, the same matrix computed
-//     alone and unbatched, and in a batch shifted by one; the results are right (L L^H, h x, Q R, H
-//     V - V W);
+//     (square and tall) / eigh / eigvalsh / svd (square and tall) / svdvals of a c64 / c128 batch
+//     of 37 at thread budgets 1 and 4 (both kinds): matrices at positions 0, 3, 17 and 36 equal,
+//     bitwise, the same matrix computed alone and unbatched, and in a batch shifted by one; the
+//     results are right (L L^H = p, h x = rhs, Q R = h, H V = V W, U S Vh = h);
 //   - errors name the lowest failing batch index whatever tile it is in, and a NaN lane leaves its
 //     tile-mates' determinants unchanged; a NaN / Inf matrix in a qr batch (no error) takes the
 //     scalar kernel and leaves its tile-mates unchanged.
@@ -32,9 +33,11 @@ std::vector<Tensor> factor_solve(const Tensor& h, const Tensor& p, const Tensor&
   const SlogdetResult sd = slogdet(h);
   const QrResult qh = qr(h), qr_rhs = qr(rhs);  // square and tall
   const EighResult eh = eigh(h);                // its lower triangle's Hermitian matrix
-  return {cholesky(p),    solve(h, rhs),   fh.LU,      fh.pivots, det(h),   sd.sign,
-          sd.logabsdet,   inv(h),          qh.Q,       qh.R,      qr_rhs.Q, qr_rhs.R,
-          eh.eigenvalues, eh.eigenvectors, eigvalsh(h)};
+  const SvdResult sh = svd(h), sr = svd(rhs);
+  return {cholesky(p), solve(h, rhs), fh.LU, fh.pivots, det(h),     sd.sign,        sd.logabsdet,
+          inv(h),      qh.Q,          qh.R,  qr_rhs.Q,  qr_rhs.R,   eh.eigenvalues, eh.eigenvectors,
+          eigvalsh(h), sh.U,          sh.S,  sh.Vh,     svdvals(h), sr.U,           sr.S,
+          sr.Vh};
 }
 
 TEST(LinalgBatchedComplex, MatrixResultIndependentOfBatchPositionAndThreads) {
@@ -91,6 +94,8 @@ TEST(LinalgBatchedComplex, MatrixResultIndependentOfBatchPositionAndThreads) {
           const Tensor hh = hermitian(hw), ev = whole[13];
           const Tensor wv = cast(whole[12], dt).unsqueeze(1);  // [B, 1, n]
           EXPECT_LT(max_abs(matmul(hh, ev) - ev * wv), tol(dt, n) * max_abs(hh));
+          const Tensor us = whole[15] * cast(whole[16], dt).unsqueeze(1);  // U diag(S)
+          EXPECT_LT(max_abs(matmul(us, whole[17]) - hw), tol(dt, n) * max_abs(hw));
         }
     }
 }

@@ -82,16 +82,16 @@ void svd_t(ExecContext& ctx, const Tensor& a, Tensor* u, Tensor& s, Tensor* vh, 
   Failure f;
   const bool small_sizes = (!full || m == n) && m <= kSmallDecompMax && n <= kSmallDecompMax;
   bool batched = false;
-  if constexpr (small::has_batch_kernels_v<T>)
-    batched = small_sizes && std::max(m, n) >= small::kBatchDecompMin &&
+  if constexpr (small::has_batch_svd_kernels_v<T>)
+    batched = small_sizes && std::max(m, n) >= small::batch_decomp_min<T>() &&
               std::max(m, n) <= small::kBatchDecompMax;
   if (batched) {
-    if constexpr (small::has_batch_kernels_v<T>) {
+    if constexpr (small::has_batch_svd_kernels_v<T>) {
       f = for_each_small_tile<T>(
           ctx, A, work, [&](I b, T* dst) { A.pack_row_major(b, dst); },
           [&](int nb, const T* const* in, I b0, bool* ok) {
             T* uo[small::kMaxBatchLanes] = {};
-            T* so[small::kMaxBatchLanes] = {};
+            R* so[small::kMaxBatchLanes] = {};
             T* vo[small::kMaxBatchLanes] = {};
             for (int l = 0; l < nb; ++l) {
               const I b = b0 + l;
@@ -169,7 +169,7 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
   bool batched = false;
   if constexpr (small::has_batch_eigh_kernels_v<T>)
     batched =
-        n >= small::batch_eigh_min<T>() && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
+        n >= small::batch_decomp_min<T>() && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
   if (batched) {
     if constexpr (small::has_batch_eigh_kernels_v<T>) {
       f = for_each_small_tile<T>(

@@ -1,7 +1,7 @@
 // Per-target helpers of the batched small linalg kernels (Note [Batched small linalg kernels] in
 // linalg_simd_batch.hpp), shared by linalg_simd_batch.cpp (svd, eigh, qr) and linalg_simd_solve.cpp
-// and linalg_simd_solve_complex.cpp (cholesky, lu), linalg_simd_qr_complex.cpp and
-// linalg_simd_eigh_complex.cpp. Highway's per-target include guard:
+// and linalg_simd_solve_complex.cpp (cholesky, lu), linalg_simd_qr_complex.cpp,
+// linalg_simd_eigh_complex.cpp and linalg_simd_svd_complex.cpp. Highway's per-target include guard:
 // foreach_target.h includes the including file once per target, and this header is compiled once
 // for each.
 #if defined(TENFERRO_LINALG_SIMD_BATCH_INL_H_) == defined(HWY_TARGET_TOGGLE)
@@ -162,6 +162,73 @@ HWY_INLINE hn::Vec<D> csumsq(const Tile<D>& t, CCol<R> x, int len) {
     s0 = hn::Add(s0, mul(i0, i0));
   }
   return hn::Add(hn::Add(s0, s1), hn::Add(s2, s3));
+}
+
+// abs_ of linalg_small.cpp, complex T: sqrt(re^2 + im^2) where the square is in range, else
+// w sqrt((re / w)^2 + (im / w)^2) with w = max(|re|, |im|) (w itself for 0 and Inf).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V cabs(D d, V re, V im) {
+  using R = hn::TFromD<D>;
+  const V s = hn::Add(mul(re, re), mul(im, im));
+  const auto out = hn::Or(
+      hn::Lt(s, hn::Set(d, std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon())),
+      hn::Gt(s, hn::Set(d, std::numeric_limits<R>::max() / 4)));
+  const V fast = hn::Sqrt(s);
+  if (hn::AllFalse(d, out)) return fast;
+  const V ar = hn::Abs(re), ai = hn::Abs(im);
+  const V w = hn::IfThenElse(hn::Lt(ar, ai), ai, ar);
+  const V qr = hn::Div(ar, w), qi = hn::Div(ai, w);
+  const V scaled = mul(w, hn::Sqrt(hn::Add(mul(qr, qr), mul(qi, qi))));
+  const auto plain =
+      hn::Or(hn::Eq(w, hn::Zero(d)), hn::Gt(w, hn::Set(d, std::numeric_limits<R>::max())));
+  return hn::IfThenElse(out, hn::IfThenElse(plain, w, scaled), fast);
+}
+
+// rotate_cols of linalg_small.cpp, complex T, on the lanes in `rot`: x' = c x - s conj(e) y,
+// y' = s e x + c y for the elements k in ks of the columns x, y (se = s e; sec = conj(se)).
+template <class D, class M, class V = hn::Vec<D>, class R = hn::TFromD<D>>
+HWY_INLINE void crotate(const Tile<D>& t, M rot, V c, V ser, V sei, CCol<R> x, CCol<R> y, int len) {
+  const V secr = ser, seci = hn::Neg(sei);
+  for (int k = 0; k < len; ++k) {
+    const V xr = t.load(x.re, k), xi = t.load(x.im, k), yr = t.load(y.re, k), yi = t.load(y.im, k);
+    const V xnr = hn::Sub(mul(xr, c), hn::Sub(mul(secr, yr), mul(seci, yi)));
+    const V xni = hn::Sub(mul(xi, c), hn::Add(mul(secr, yi), mul(seci, yr)));
+    const V ynr = hn::Add(hn::Sub(mul(ser, xr), mul(sei, xi)), mul(yr, c));
+    const V yni = hn::Add(hn::Add(mul(ser, xi), mul(sei, xr)), mul(yi, c));
+    t.store(hn::IfThenElse(rot, xnr, xr), x.re, k);
+    t.store(hn::IfThenElse(rot, xni, xi), x.im, k);
+    t.store(hn::IfThenElse(rot, ynr, yr), y.re, k);
+    t.store(hn::IfThenElse(rot, yni, yi), y.im, k);
+  }
+}
+
+// dotc of linalg_small.cpp, complex T: x^H y over len elements, two interleaved partial sums per
+// part, (r0 + r1, i0 + i1).
+template <class D, class R = hn::TFromD<D>>
+HWY_INLINE void cdotc(const Tile<D>& t, CCol<R> x, CCol<R> y, int len, hn::Vec<D>& dr,
+                      hn::Vec<D>& di) {
+  using V = hn::Vec<D>;
+  const V zero = hn::Zero(t.d);
+  V r0 = zero, r1 = zero, i0 = zero, i1 = zero;
+  int i = 0;
+  for (; i + 2 <= len; i += 2) {
+    const V xr0 = t.load(x.re, i), xi0 = t.load(x.im, i), yr0 = t.load(y.re, i),
+            yi0 = t.load(y.im, i);
+    const V xr1 = t.load(x.re, i + 1), xi1 = t.load(x.im, i + 1), yr1 = t.load(y.re, i + 1),
+            yi1 = t.load(y.im, i + 1);
+    r0 = hn::Add(r0, hn::Add(mul(xr0, yr0), mul(xi0, yi0)));
+    i0 = hn::Add(i0, hn::Sub(mul(xr0, yi0), mul(xi0, yr0)));
+    r1 = hn::Add(r1, hn::Add(mul(xr1, yr1), mul(xi1, yi1)));
+    i1 = hn::Add(i1, hn::Sub(mul(xr1, yi1), mul(xi1, yr1)));
+  }
+  if (i < len) {
+    const V xr0 = t.load(x.re, i), xi0 = t.load(x.im, i), yr0 = t.load(y.re, i),
+            yi0 = t.load(y.im, i);
+    r0 = hn::Add(r0, hn::Add(mul(xr0, yr0), mul(xi0, yi0)));
+    i0 = hn::Add(i0, hn::Sub(mul(xr0, yi0), mul(xi0, yr0)));
+  }
+  dr = hn::Add(r0, r1);
+  di = hn::Add(i0, i1);
 }
 
 }  // namespace HWY_NAMESPACE

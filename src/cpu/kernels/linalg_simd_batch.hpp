@@ -23,13 +23,14 @@
 // (linalg_small.cpp, the loops the ops ran before); for c64 / c128 too
 // (linalg_simd_solve_complex.cpp: a complex tile is two real tiles, re and im, and the scalar
 // loops spell their complex products and quotients out in real operations for it, Note [Complex
-// batched solve arithmetic] in linalg_small.cpp), and qr for c64 / c128 in
-// linalg_simd_qr_complex.cpp (whose scalar twin already wrote its complex products out). Complex
-// svd / eigh stay scalar. So a matrix's outputs do not depend on its
-// tile-mates, its position in the batch, the chunking or the thread count, nor on whether the
-// batched or the scalar kernel ran: the two are interchangeable
-// (tests/linalg/linalg_batched_simd_test.cpp and, for complex dtypes,
-// linalg_batched_complex_test.cpp check bitwise equality).
+// batched solve arithmetic] in linalg_small.cpp); qr, eigh and svd for c64 / c128 are
+// linalg_simd_qr_complex.cpp, linalg_simd_eigh_complex.cpp and linalg_simd_svd_complex.cpp (their
+// scalar twins already wrote complex products out; their |x| no longer calls hypot, see abs_ in
+// linalg_small.cpp). So a matrix's outputs do not depend on its tile-mates, its position in the
+// batch, the chunking or the thread count, nor on whether the batched or the scalar kernel ran:
+// the two are interchangeable (tests/linalg/linalg_batched_simd_test.cpp and, for complex dtypes,
+// linalg_batched_complex_test.cpp and linalg_batched_complex_decomp_test.cpp check bitwise
+// equality).
 //
 // Comparisons keep C++'s meaning: hn::Ne is an ordered compare (false for NaN), so "x != 0" is
 // Not(Eq(x, 0)); the Cholesky and LU kernels (real and complex) also take NaN / Inf input and match
@@ -51,15 +52,14 @@ namespace tenferro::detail::small {
 /// The most lanes a tile has on any target (f32 on AVX-512).
 inline constexpr int kMaxBatchLanes = 16;
 
-/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): f32/f64 svd
-/// with kBatchDecompMin <= max(m, n) <= kBatchDecompMax, eigh (every float dtype) with
-/// batch_eigh_min<T>() <= n <= kBatchDecompMax, and qr (every float dtype) with m, n <=
-/// kBatchQrMax, run tile by tile; a tile with at least half its lanes used
+/// Dispatch in linalg_decomp.cpp (measured: docs/linalg.md, "Measured crossover"): svd and eigh
+/// with batch_decomp_min<T>() <= max(m, n) <= kBatchDecompMax, and qr with m, n <= kBatchQrMax
+/// (every float dtype), run tile by tile; a tile with at least half its lanes used
 /// (tile_pays_off; complex qr: a quarter, qr_tile_pays_off) takes the batched kernel, a smaller
 /// one (a short batch, or a batch's short last tile) the scalar kernel per matrix. Either way a
 /// matrix's result is the same.
 inline constexpr int kBatchDecompMin = 3;
-inline constexpr int kBatchComplexEighMin = 2;  // c64 / c128 eigh: 2x2 gains 1.7-2x (measured)
+inline constexpr int kBatchComplexDecompMin = 2;  // c64 / c128 svd, eigh: 2x2 gains 1.6-2x
 inline constexpr int kBatchDecompMax = 8;
 inline constexpr int kBatchQrMax = 16;
 /// cholesky (linalg_solve.cpp) of order batch_cholesky_min<T>()..kBatchSolveMax, and the LU of
@@ -89,10 +89,10 @@ template <class T>
 bool qr_tile_pays_off(int count, int lanes) noexcept {
   return is_complex_v<T> ? 4 * count >= lanes : tile_pays_off(count, lanes);
 }
-/// The smallest order whose eigh runs batched (Measured crossover in docs/linalg.md).
+/// The smallest max(m, n) whose svd / eigh runs batched (Measured crossover in docs/linalg.md).
 template <class T>
-constexpr int batch_eigh_min() noexcept {
-  return is_complex_v<T> ? kBatchComplexEighMin : kBatchDecompMin;
+constexpr int batch_decomp_min() noexcept {
+  return is_complex_v<T> ? kBatchComplexDecompMin : kBatchDecompMin;
 }
 /// The smallest order whose cholesky runs batched (Measured crossover in docs/linalg.md).
 template <class T>
@@ -100,8 +100,8 @@ constexpr int batch_cholesky_min() noexcept {
   return is_complex_v<T> ? kBatchComplexCholeskyMin : kBatchCholeskyMin;
 }
 
-/// True when the batched svd kernel exists for T (f32, f64; complex types keep the scalar kernel;
-/// eigh and qr: has_batch_eigh_kernels_v, has_batch_qr_kernels_v).
+/// True for the real dtypes (f32, f64), whose batched kernels are linalg_simd_batch.cpp and
+/// linalg_simd_solve.cpp.
 template <class T>
 inline constexpr bool has_batch_kernels_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 /// True when the batched cholesky / lu / solve kernels exist for T: f32, f64, c64, c128 (complex
@@ -115,6 +115,10 @@ inline constexpr bool has_batch_solve_kernels_v =
 template <class T>
 inline constexpr bool has_batch_qr_kernels_v = has_batch_solve_kernels_v<T>;
 
+/// True when the batched svd kernel exists for T: f32, f64, c64, c128 (complex in
+/// linalg_simd_svd_complex.cpp).
+template <class T>
+inline constexpr bool has_batch_svd_kernels_v = has_batch_solve_kernels_v<T>;
 /// True when the batched eigh kernel exists for T: f32, f64, c64, c128 (complex in
 /// linalg_simd_eigh_complex.cpp).
 template <class T>
@@ -128,8 +132,8 @@ int batch_lanes();
 /// small::svd's outputs (u == nullptr and vh == nullptr: values only, for every lane); ok[l] is
 /// small::svd's return value.
 template <class T>
-void svd_batch(int m, int n, int count, const T* const* a, T* const* u, T* const* s, T* const* vh,
-               bool* ok);
+void svd_batch(int m, int n, int count, const T* const* a, T* const* u, real_t<T>* const* s,
+               T* const* vh, bool* ok);
 
 /// small::eigh of count <= batch_lanes<T>() n x n matrices (v == nullptr: values only).
 template <class T>

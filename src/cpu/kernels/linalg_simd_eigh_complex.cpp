@@ -33,44 +33,6 @@ namespace tenferro::detail::small {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// abs_ of linalg_small.cpp, complex T: sqrt(re^2 + im^2) where the square is in range, else
-// w sqrt((re / w)^2 + (im / w)^2) with w = max(|re|, |im|) (w itself for 0 and Inf).
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE V cabs(D d, V re, V im) {
-  using R = hn::TFromD<D>;
-  const V s = hn::Add(mul(re, re), mul(im, im));
-  const auto out = hn::Or(
-      hn::Lt(s, hn::Set(d, std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon())),
-      hn::Gt(s, hn::Set(d, std::numeric_limits<R>::max() / 4)));
-  const V fast = hn::Sqrt(s);
-  if (hn::AllFalse(d, out)) return fast;
-  const V ar = hn::Abs(re), ai = hn::Abs(im);
-  const V w = hn::IfThenElse(hn::Lt(ar, ai), ai, ar);
-  const V qr = hn::Div(ar, w), qi = hn::Div(ai, w);
-  const V scaled = mul(w, hn::Sqrt(hn::Add(mul(qr, qr), mul(qi, qi))));
-  const auto plain =
-      hn::Or(hn::Eq(w, hn::Zero(d)), hn::Gt(w, hn::Set(d, std::numeric_limits<R>::max())));
-  return hn::IfThenElse(out, hn::IfThenElse(plain, w, scaled), fast);
-}
-
-// rotate_cols of linalg_small.cpp, complex T, on the lanes in `rot`: x' = c x - s conj(e) y,
-// y' = s e x + c y for the elements k in ks of the columns x, y (se = s e; sec = conj(se)).
-template <class D, class M, class V = hn::Vec<D>, class R = hn::TFromD<D>>
-HWY_INLINE void crotate(const Tile<D>& t, M rot, V c, V ser, V sei, CCol<R> x, CCol<R> y, int len) {
-  const V secr = ser, seci = hn::Neg(sei);
-  for (int k = 0; k < len; ++k) {
-    const V xr = t.load(x.re, k), xi = t.load(x.im, k), yr = t.load(y.re, k), yi = t.load(y.im, k);
-    const V xnr = hn::Sub(mul(xr, c), hn::Sub(mul(secr, yr), mul(seci, yi)));
-    const V xni = hn::Sub(mul(xi, c), hn::Add(mul(secr, yi), mul(seci, yr)));
-    const V ynr = hn::Add(hn::Sub(mul(ser, xr), mul(sei, xi)), mul(yr, c));
-    const V yni = hn::Add(hn::Add(mul(ser, xi), mul(sei, xr)), mul(yi, c));
-    t.store(hn::IfThenElse(rot, xnr, xr), x.re, k);
-    t.store(hn::IfThenElse(rot, xni, xi), x.im, k);
-    t.store(hn::IfThenElse(rot, ynr, yr), y.re, k);
-    t.store(hn::IfThenElse(rot, yni, yi), y.im, k);
-  }
-}
-
 template <class R>
 void eigh_ctile(int n, int count, const std::complex<R>* const* a, bool lower, R* const* w_out,
                 std::complex<R>* const* v_out, bool* ok) {

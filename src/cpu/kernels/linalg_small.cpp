@@ -101,8 +101,9 @@ struct Consts {
 };
 
 // |x|: the square root of the sum of squares where the squares can neither underflow nor
-// overflow, else scaled by max(|re|, |im|) (not std::hypot: the batched complex eigh repeats these
-// operations lane by lane, and libm's hypot is no sequence of IEEE operations it could repeat).
+// overflow, else scaled by max(|re|, |im|) (not std::hypot: the batched complex svd and eigh
+// repeat these operations lane by lane, and libm's hypot is no sequence of IEEE operations they
+// could repeat).
 template <class T>
 inline R<T> abs_(const T& x) noexcept {
   if constexpr (is_complex_v<T>) {
