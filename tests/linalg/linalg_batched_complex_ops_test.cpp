@@ -9,9 +9,11 @@
 //     of 37 at thread budgets 1 and 4 (both kinds): matrices at positions 0, 3, 17 and 36 equal,
 //     bitwise, the same matrix computed alone and unbatched, and in a batch shifted by one; the
 //     results are right (L L^H = p, h x = rhs, Q R = h, H V = V W, U S Vh = h);
-//   - errors name the lowest failing batch index whatever tile it is in, and a NaN lane leaves its
-//     tile-mates' determinants unchanged; a NaN / Inf matrix in a qr batch (no error) takes the
-//     scalar kernel and leaves its tile-mates unchanged.
+//   - errors name the lowest failing batch index whatever tile it is in (cholesky, solve; NaN / Inf
+//     input of svd / eigh), and a NaN lane leaves its tile-mates' determinants unchanged; a NaN /
+//     Inf matrix in a qr batch (no error) takes the scalar kernel and leaves its tile-mates
+//     unchanged;
+//   - a batch of 301 (many tiles, chunked differently) gives the same bits at 1, 2 and 4 threads.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -152,6 +154,47 @@ TEST(LinalgBatchedComplex, CholeskyAndSolveErrorsNameLowestBatchIndex) {
         for (std::int64_t b : {19, 21}) EXPECT_TRUE(bitwise_equal(at(d, b), det(at(gf, b)))) << b;
       }
     }
+}
+
+TEST(LinalgBatchedComplex, NonFiniteSvdEighInputNamesLowestBatchIndex) {
+  // svd / eigh leave a NaN / Inf matrix out of its tile and report the lowest such batch index.
+  for (DType dt : {DType::c64, DType::c128})
+    for (std::int64_t n : {2, 4, 8}) {
+      const Tensor base = random({37, n, n}, 31, dt);
+      std::vector<Tensor> ms;
+      for (std::int64_t b = 0; b < 37; ++b)
+        ms.push_back(b == 17 ? at(base, b) * NAN : b == 20 ? at(base, b) * INFINITY : at(base, b));
+      const Tensor a = stack(ms);
+      for (int threads : {1, 4}) {
+        const CpuBackend backend(CpuBackendOptions{.threads = threads});
+        BackendGuard use(backend);
+        expect_error(ErrorKind::LinAlgError, [&] { (void)svd(a); }, {"svd", "batch index 17"});
+        expect_error(ErrorKind::LinAlgError, [&] { (void)svdvals(a); }, {"batch index 17"});
+        expect_error(ErrorKind::LinAlgError, [&] { (void)eigh(a); }, {"eigh", "batch index 17"});
+        expect_error(ErrorKind::LinAlgError, [&] { (void)eigvalsh(a); }, {"batch index 17"});
+      }
+    }
+}
+
+TEST(LinalgBatchedComplex, LargeBatchSplitAcrossThreadsAgreesBitwise) {
+  // 301 matrices: many tiles, chunked differently per thread count, and a short last tile.
+  for (DType dt : {DType::c64, DType::c128}) {
+    const Tensor a = random({301, 6, 6}, 21, dt);
+    const Tensor p = spd(random({301, 6, 6}, 22, dt)).contiguous();
+    std::vector<Tensor> ref;
+    for (int threads : {1, 2, 4}) {
+      const CpuBackend backend(CpuBackendOptions{.threads = threads});
+      BackendGuard use(backend);
+      const SvdResult s = svd(a);
+      const EighResult e = eigh(a);
+      const QrResult q = qr(a);
+      const std::vector<Tensor> r{s.U, s.S,         s.Vh,   e.eigenvalues, e.eigenvectors, q.Q,
+                                  q.R, cholesky(p), det(a), inv(a),        lu_factor(a).LU};
+      if (ref.empty()) ref = r;
+      for (std::size_t i = 0; i < r.size(); ++i)
+        EXPECT_TRUE(bitwise_equal(r[i], ref[i])) << "output " << i << " at " << threads;
+    }
+  }
 }
 
 }  // namespace
