@@ -3,6 +3,7 @@
 
 #include "tenferro/eager.hpp"
 #include "tenferro/ops/contract.hpp"
+#include "tenferro/ops/creation.hpp"
 #include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/indexing.hpp"
 #include "tenferro/ops/linalg.hpp"

@@ -7,6 +7,7 @@
 #include "tenferro/dtype.hpp"
 #include "tenferro/einsum.hpp"
 #include "tenferro/error.hpp"
+#include "tenferro/finfo.hpp"
 #include "tenferro/fixed_point.hpp"
 #include "tenferro/krylov.hpp"
 #include "tenferro/ops.hpp"

@@ -168,12 +168,13 @@ Tensor clamp(const Tensor& x, Scalar lo, Scalar hi);
 /// absent (an undefined Tensor / std::nullopt: no bound on that side; both absent: a copy of x).
 /// Tensor bounds broadcast with x (the result has the broadcast shape); every result has x's
 /// dtype (bounds are converted to it first, as cast(); the standard leaves bounds of another
-/// dtype kind unspecified). NaN propagates as NumPy's np.clip: NaN in x, in min or in max gives
-/// NaN there. Where min > max the result is max (NumPy: minimum(maximum(x, min), max)). Real
-/// dtypes, bool excluded (DTypeMismatch for complex or bool x or bounds; a complex Scalar bound
-/// is DTypeMismatch too). Gradient: to x where min <= x <= max (bounds included, as clamp and
-/// PyTorch), to min where x < min, to max where the result is clipped by max; NaN positions send
-/// it to the NaN operand.
+/// dtype kind unspecified). NaN propagates as the standard's special cases say (and PyTorch's
+/// clamp): NaN in x, in min or in max gives NaN there (NumPy 1.24's np.clip propagates a NaN of
+/// x but ignores a NaN bound). Where min > max the result is max (NumPy: minimum(maximum(x,
+/// min), max)). Real dtypes, bool excluded (DTypeMismatch for complex or bool x or bounds; a
+/// complex Scalar bound is DTypeMismatch too). Gradient: to x where min <= x <= max (bounds
+/// included, as clamp and PyTorch), to min where x < min, to max where the result is clipped by
+/// max; NaN positions send it to the NaN operand.
 Tensor clip(const Tensor& x, const Tensor& min, const Tensor& max);
 Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 

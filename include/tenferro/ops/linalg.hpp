@@ -197,4 +197,35 @@ Tensor matrix_norm(const Tensor& a, MatrixNormOrd ord = MatrixNormOrd::fro, bool
 /// the number of non-zeros (no gradient). Real output dtype. p must not be NaN.
 Tensor vector_norm(const Tensor& x, double ord = 2.0, Dims axes = {}, bool keepdims = false);
 
+// ---- The Array API's linalg extension (src/primitives/array_api_linalg.cpp) ----
+// Compositions of elementwise ops, reductions, matmul, inv and svdvals: autodiff and tracing
+// cover them through those. Errors name the function.
+
+/// sum over `axis` of conj(a) * b (the Array API's vecdot: the first argument is conjugated),
+/// a and b broadcast against each other; `axis` counts in the broadcast shape (negative from the
+/// end, InvalidArgument outside [-N, N)) and both operands must have it, of one size
+/// (ShapeMismatch naming vecdot otherwise: the contracted axis does not broadcast). Result dtype
+/// promote(a, b); bool operands are DTypeMismatch. Differentiable in a and b.
+Tensor vecdot(const Tensor& a, const Tensor& b, std::int64_t axis = -1);
+/// The cross product of 3-vectors along `axis` of a and b (broadcast against each other, the
+/// axis counted in the broadcast shape as in vecdot), no conjugation (the standard's
+/// linalg.cross). Both must have that axis with size 3 (ShapeMismatch otherwise; NumPy's 2-vector
+/// forms are not supported). Result dtype promote(a, b); bool is DTypeMismatch. Differentiable.
+Tensor cross(const Tensor& a, const Tensor& b, std::int64_t axis = -1);
+/// x^n for square matrices x [..., m, m]: n > 0 by repeated squaring (matmul), n = 0 the
+/// identity (in x's dtype, for every x, also singular), n < 0 the |n|-th power of inv(x)
+/// (LinAlgError for a singular x). Floating dtypes only, as the standard asks (integers are
+/// DTypeMismatch: matmul has no integer kernel; NumPy would accept them). Rank < 2 or a
+/// non-square x is ShapeMismatch. A fresh tensor for every n (also n = 1). Differentiable
+/// through matmul and inv (n = 0: a constant).
+Tensor matrix_power(const Tensor& x, std::int64_t n);
+/// The default of matrix_rank's rtol: max(m, n) * machine epsilon of x's dtype (the standard's).
+inline constexpr double kDefaultRankRtol = -1.0;
+/// The number of singular values of each matrix in x [..., m, n] greater than rtol * the largest
+/// singular value (rtol < 0: kDefaultRankRtol's rule), as i64 [...] (the Array API's
+/// linalg.matrix_rank). An empty matrix (m or n zero) has rank 0; a zero matrix rank 0. Rank < 2
+/// is ShapeMismatch; floating dtypes (svdvals's; NaN/Inf input is LinAlgError). Not
+/// differentiable (an integer result).
+Tensor matrix_rank(const Tensor& x, double rtol = kDefaultRankRtol);
+
 }  // namespace tenferro

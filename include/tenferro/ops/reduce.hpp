@@ -1,5 +1,5 @@
-// Reductions: sum, prod, mean, max, min, sum_squares, norm, any, all, count_nonzero over any set
-// of axes; argmax and argmin along one axis.
+// Reductions: sum, prod, mean, var, std, max, min, sum_squares, norm, any, all, count_nonzero over
+// any set of axes; argmax and argmin along one axis.
 //
 // Dtypes: sum and prod of bool and integer tensors accumulate and return i64 (wrapping on
 // overflow); mean, sum_squares and norm convert them to f64 first; max and min keep the dtype;
@@ -76,6 +76,21 @@ Tensor any(const Tensor& x, Dims axes = {}, bool keepdims = false);
 Tensor all(const Tensor& x, Dims axes = {}, bool keepdims = false);
 /// Number of non-zero elements over `axes`, as i64.
 Tensor count_nonzero(const Tensor& x, Dims axes = {}, bool keepdims = false);
+/// Variance over `axes` (all when empty): sum(|x - mean(x, axes)|^2) / (N - correction), N the
+/// number of elements reduced (the Array API's var; correction = 1 is the unbiased estimate,
+/// NumPy's ddof, PyTorch's correction). Real and complex inputs (complex: the mean of squared
+/// moduli, a real result of the input's precision); bool and integers compute in f64. NaN when
+/// N - correction <= 0 (the standard's rule, also for N = 0; NumPy instead divides by
+/// max(N - correction, 0) and gives inf for non-constant data); NaN in x propagates. A negative
+/// correction is allowed (NumPy), NaN or an infinite one is InvalidArgument; bad or repeated
+/// axes are InvalidArgument naming var. Note the argument order: (axes, correction, keepdims) --
+/// `var(x, {0}, true)` would mean correction 1. A composition of mean, sub and sum_squares, so
+/// its derivatives (2 (x - mean) / (N - correction), conjugate-Wirtinger for complex) exist at
+/// every order and it traces like any op.
+Tensor var(const Tensor& x, Dims axes = {}, double correction = 0.0, bool keepdims = false);
+/// Standard deviation: sqrt(var(x, axes, correction, keepdims)), same rules. Its gradient at a
+/// zero deviation (constant data) is NaN (0 / 0), as PyTorch's.
+Tensor std(const Tensor& x, Dims axes = {}, double correction = 0.0, bool keepdims = false);
 /// log(sum(exp(x))) over `axes` (all when empty), computed stably (shifted by the maximum, so
 /// exp never overflows; all -inf gives -inf, +inf gives inf, NaN propagates). Real dtypes;
 /// bool and integers compute in f64. An empty reduction is InvalidArgument (as max). The

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <utility>
 
@@ -38,6 +39,18 @@ Tensor cumsum(const Tensor& x, std::int64_t axis);
 /// Inclusive prefix product along `axis`, with cumsum's shape, dtype and axis rules. Integer
 /// products wrap. Gradients are exact where x contains zeros (see the file comment).
 Tensor cumprod(const Tensor& x, std::int64_t axis);
+
+/// The Array API's cumulative_sum / cumulative_prod: cumsum / cumprod of x along `axis`
+/// (std::nullopt: allowed only for a rank-1 x, InvalidArgument otherwise), in `dtype` when given
+/// (x is cast to it first and the result has exactly that dtype; default: cumsum's dtypes, so
+/// bool and integers accumulate in i64). include_initial prepends the empty sum 0 (product 1):
+/// the axis grows by one. A 0-d x is InvalidArgument (the standard asks for at least one axis;
+/// cumsum itself accepts it). Errors name cumulative_sum / cumulative_prod. Differentiable as
+/// cumsum / cumprod (the initial element is a constant).
+Tensor cumulative_sum(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,
+                      std::optional<DType> dtype = std::nullopt, bool include_initial = false);
+Tensor cumulative_prod(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,
+                       std::optional<DType> dtype = std::nullopt, bool include_initial = false);
 
 /// How pad() fills the border (NumPy's np.pad modes of the same names).
 enum class PadMode {

@@ -7,6 +7,9 @@
 // by tracing like any other op.
 #pragma once
 
+#include <optional>
+#include <vector>
+
 #include "tenferro/tensor.hpp"
 
 namespace tenferro {
@@ -92,6 +95,50 @@ Tensor tril(const Tensor& x, std::int64_t k = 0);
 /// Upper triangle of the last two dims: keeps x[..., i, j] where j >= i + k, zeros elsewhere.
 /// Rank < 2 is InvalidArgument.
 Tensor triu(const Tensor& x, std::int64_t k = 0);
+
+// ---- The Array API's manipulation functions (src/primitives/array_api_structural.cpp) ----
+// Compositions of the views and joins above (so autodiff and tracing cover them); errors name
+// the Array API function.
+
+/// x with its axes `source` moved to positions `destination` (NumPy's moveaxis); the other
+/// axes keep their relative order. Negative axes count from the end. The lists must have one
+/// length and each must name distinct axes in [-rank, rank) (InvalidArgument naming moveaxis).
+/// A view (permute).
+Tensor moveaxis(const Tensor& x, Dims source, Dims destination);
+/// x with a size-1 axis inserted so that it becomes axis `axis` of the result, in
+/// [-rank - 1, rank] (InvalidArgument naming expand_dims otherwise). A view.
+Tensor expand_dims(const Tensor& x, std::int64_t axis = 0);
+/// The tensors broadcast to their common shape (NumPy broadcasting over all of them; ShapeMismatch
+/// naming broadcast_arrays and every shape otherwise). Views (stride 0 on broadcast axes), dtypes
+/// kept; an empty list gives an empty list.
+std::vector<Tensor> broadcast_arrays(std::span<const Tensor> tensors);
+inline std::vector<Tensor> broadcast_arrays(std::initializer_list<Tensor> tensors) {
+  return broadcast_arrays(std::span<const Tensor>(tensors.begin(), tensors.size()));
+}
+/// Which axis the first coordinate vector runs along in meshgrid().
+enum class MeshIndexing {
+  xy,  ///< Cartesian (NumPy's default): for N >= 2 inputs the first two output axes are swapped
+  ij,  ///< matrix indexing: output axis i runs along input i
+};
+/// Coordinate grids from rank-1 `tensors` x_0 .. x_{N-1} of lengths n_i: N tensors of shape
+/// (n_0, .., n_{N-1}) (ij) or (n_1, n_0, n_2, ..) (xy), grid i holding x_i's values along its
+/// axis. Broadcast views of the inputs (stride 0 elsewhere), dtypes kept. A rank other than 1 is
+/// InvalidArgument naming meshgrid (the standard requires 1-D arrays; NumPy would flatten); no
+/// inputs give no outputs.
+std::vector<Tensor> meshgrid(std::span<const Tensor> tensors,
+                             MeshIndexing indexing = MeshIndexing::xy);
+inline std::vector<Tensor> meshgrid(std::initializer_list<Tensor> tensors,
+                                    MeshIndexing indexing = MeshIndexing::xy) {
+  return meshgrid(std::span<const Tensor>(tensors.begin(), tensors.size()), indexing);
+}
+/// The Array API's concat: concatenate() along `axis`, or, for std::nullopt, of the flattened
+/// (row-major) inputs into one rank-1 tensor (then any ranks, 0-d included, may be mixed). Dtypes
+/// promote as in concatenate; an empty list is InvalidArgument.
+Tensor concat(std::span<const Tensor> tensors, std::optional<std::int64_t> axis = 0);
+inline Tensor concat(std::initializer_list<Tensor> tensors,
+                     std::optional<std::int64_t> axis = 0) {
+  return concat(std::span<const Tensor>(tensors.begin(), tensors.size()), axis);
+}
 
 // ---- Repetition (src/primitives/repeat.cpp) ----
 

@@ -1,0 +1,115 @@
+// The Array API's var, std and clip, composed from catalog primitives (mean, sub, sum_squares,
+// sqrt, where, comparisons): eager, autodiff, tracing and prepared runs cover them through those.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "primitives/primitive.hpp"
+#include "tenferro/ops/elementwise.hpp"
+#include "tenferro/ops/reduce.hpp"
+#include "tenferro/ops/structural.hpp"
+
+namespace tenferro {
+
+namespace {
+
+void require_defined(const Tensor& x, const char* op, const char* what) {
+  if (!x.defined())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": the " + what + " tensor is undefined");
+}
+
+// The number of elements var/std reduce over, after checking every axis (in [-rank, rank),
+// no repeats) so that errors name the public op rather than mean.
+double reduced_count(const Tensor& x, const Dims& axes, const char* op) {
+  if (axes.empty()) return static_cast<double>(x.numel());
+  std::vector<bool> seen(static_cast<std::size_t>(x.rank()), false);
+  double n = 1;
+  for (std::int64_t a : axes) {
+    const std::int64_t d = detail::normalize_axis(a, x.rank(), op);
+    if (seen[static_cast<std::size_t>(d)])
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string(op) + ": axis " + std::to_string(a) + " is repeated in " +
+                      dims_to_string(axes) + " for a tensor of shape " + dims_to_string(x.shape()) +
+                      "; expected distinct axes");
+    seen[static_cast<std::size_t>(d)] = true;
+    n *= static_cast<double>(x.shape()[static_cast<std::size_t>(d)]);
+  }
+  return n;
+}
+
+// Note [var with correction]: var = sum_squares(x - mean) / (N - correction). The standard
+// makes N - correction <= 0 NaN (NumPy divides by max(N - c, 0) and gets inf for non-constant
+// data); multiplying by NaN keeps the composition (and its shape and dtype) while giving NaN
+// everywhere. sum_squares of a complex difference is real, so var is real for complex input.
+Tensor variance(const Tensor& x, Dims axes, double correction, bool keepdims, const char* op) {
+  require_defined(x, op, "input");
+  if (!std::isfinite(correction))
+    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": correction " +
+                                                detail::round_trip(correction) +
+                                                " is not finite; expected a finite number");
+  const double n = reduced_count(x, axes, op);
+  const Tensor xf = is_integral(x.dtype()) ? cast(x, default_float) : x;
+  const Tensor centered = xf - mean(xf, axes, true);
+  const Tensor ss = sum_squares(centered, std::move(axes), keepdims);
+  const double dof = n - correction;
+  return dof > 0 ? ss / dof : ss * std::numeric_limits<double>::quiet_NaN();
+}
+
+void require_clip_dtype(const Tensor& t, const char* what, const Tensor& x) {
+  if (is_complex(t.dtype()) || t.dtype() == DType::boolean)
+    throw Error(ErrorKind::DTypeMismatch,
+                std::string("clip: ") + what + " is " + dims_to_string(t.shape()) + " " +
+                    std::string(dtype_name(t.dtype())) + " (x " + dims_to_string(x.shape()) + " " +
+                    std::string(dtype_name(x.dtype())) +
+                    "); expected a real, non-bool dtype (i32, i64, f32, f64)");
+}
+
+}  // namespace
+
+Tensor var(const Tensor& x, Dims axes, double correction, bool keepdims) {
+  return variance(x, std::move(axes), correction, keepdims, "var");
+}
+
+Tensor std(const Tensor& x, Dims axes, double correction, bool keepdims) {
+  return sqrt(variance(x, std::move(axes), correction, keepdims, "std"));
+}
+
+// Note [clip]: where() rather than maximum/minimum, so that the gradient goes to x on the
+// closed interval [min, max] (as clamp and PyTorch) instead of being split at ties; the isnan
+// terms give the standard's NaN result for a NaN bound (x < NaN is false). The first where decides
+// the lower bound, the second the upper one on its result, so min > max gives max as NumPy.
+Tensor clip(const Tensor& x, const Tensor& min, const Tensor& max) {
+  require_defined(x, "clip", "input");
+  require_clip_dtype(x, "x", x);
+  Tensor r = x;
+  if (min.defined()) {
+    require_clip_dtype(min, "min", x);
+    const Tensor lo = cast(min, x.dtype());
+    r = where(logical_or(lt(r, lo), isnan(lo)), lo, r);
+  }
+  if (max.defined()) {
+    require_clip_dtype(max, "max", x);
+    const Tensor hi = cast(max, x.dtype());
+    r = where(logical_or(gt(r, hi), isnan(hi)), hi, r);
+  }
+  return min.defined() || max.defined() ? r : copy(x);
+}
+
+Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  require_defined(x, "clip", "input");
+  require_clip_dtype(x, "x", x);
+  for (const std::optional<Scalar>& s : {min, max})
+    if (s && s->imag() != 0)
+      throw Error(ErrorKind::DTypeMismatch,
+                  "clip: bound " + detail::round_trip(s->real()) + " + " +
+                      detail::round_trip(s->imag()) + "i is complex; expected real bounds (x " +
+                      dims_to_string(x.shape()) + " " + std::string(dtype_name(x.dtype())) + ")");
+  // A scalar bound becomes a 0-d tensor of x's dtype (cast() semantics for integers).
+  const auto bound = [&](const std::optional<Scalar>& s) {
+    return s ? scalar_tensor(*s, x.dtype()) : Tensor();
+  };
+  return clip(x, bound(min), bound(max));
+}
+
+}  // namespace tenferro
