@@ -96,6 +96,7 @@ void bind_tensor(py::module_& m);
 void bind_dlpack(py::module_& m);
 void bind_ops(py::module_& m);
 void bind_ops_linalg(py::module_& m);
+void bind_ops_array_api(py::module_& m);
 void bind_krylov(py::module_& m);
 void bind_custom_rules(py::module_& m);
 void bind_fixed_point(py::module_& m);

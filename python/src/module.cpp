@@ -9,6 +9,7 @@ PYBIND11_MODULE(_tenferro, m) {
   tp::bind_dlpack(m);
   tp::bind_ops(m);
   tp::bind_ops_linalg(m);
+  tp::bind_ops_array_api(m);
   tp::bind_krylov(m);
   tp::bind_fixed_point(m);
   tp::bind_einsum(m);

@@ -45,6 +45,7 @@ _METHODS = (
     "floor ceil round trunc angle clamp flip roll tile cumsum cumprod diagonal tril triu argsort "
     "sort tan sinh cosh asin acos atan asinh acosh atanh log2 log10 exp2 erf isnan isinf isfinite "
     "signbit "
+    "var std clip "
     "topk matmul copy cast"
 ).split()
 
