@@ -82,11 +82,11 @@ void svd_t(ExecContext& ctx, const Tensor& a, Tensor* u, Tensor& s, Tensor* vh, 
   Failure f;
   const bool small_sizes = (!full || m == n) && m <= kSmallDecompMax && n <= kSmallDecompMax;
   bool batched = false;
-  if constexpr (small::has_batch_svd_kernels_v<T>)
+  if constexpr (small::has_batch_kernels_v<T>)
     batched = small_sizes && std::max(m, n) >= small::batch_decomp_min<T>() &&
               std::max(m, n) <= small::kBatchDecompMax;
   if (batched) {
-    if constexpr (small::has_batch_svd_kernels_v<T>) {
+    if constexpr (small::has_batch_kernels_v<T>) {
       f = for_each_small_tile<T>(
           ctx, A, work, [&](I b, T* dst) { A.pack_row_major(b, dst); },
           [&](int nb, const T* const* in, I b0, bool* ok) {
@@ -167,11 +167,11 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
   const I work = 10 * n * n * n;
   Failure f;
   bool batched = false;
-  if constexpr (small::has_batch_eigh_kernels_v<T>)
+  if constexpr (small::has_batch_kernels_v<T>)
     batched =
         n >= small::batch_decomp_min<T>() && n <= small::kBatchDecompMax && n <= kSmallDecompMax;
   if (batched) {
-    if constexpr (small::has_batch_eigh_kernels_v<T>) {
+    if constexpr (small::has_batch_kernels_v<T>) {
       f = for_each_small_tile<T>(
           ctx, A, work, [&](I b, T* dst) { pack_hermitian(A, b, lower, dst); },
           [&](int nb, const T* const* in, I b0, bool* ok) {
@@ -245,7 +245,7 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
   }
   const I work = 4 * m * n * k;
   bool batched = false;
-  if constexpr (small::has_batch_qr_kernels_v<T>)
+  if constexpr (small::has_batch_kernels_v<T>)
     batched =
         m <= small::kBatchQrMax && n <= small::kBatchQrMax && m <= kSmallQrMax && n <= kSmallQrMax;
   if (batched) {
@@ -253,7 +253,7 @@ void qr_t(ExecContext& ctx, const Tensor& a, Tensor& q, Tensor& r, bool complete
     // NaN or Inf leaves its lane empty and takes the scalar kernel: the batched kernel's rounding
     // of an infinite reflector norm differs from the scalar one, and a matrix's outputs must not
     // depend on its batch position (Note [Batched small linalg kernels]).
-    if constexpr (small::has_batch_qr_kernels_v<T>) {
+    if constexpr (small::has_batch_kernels_v<T>) {
       const I lanes = small::batch_lanes<T>();
       for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
         T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];

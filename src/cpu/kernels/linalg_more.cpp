@@ -145,11 +145,11 @@ void lu_factor_t(ExecContext& ctx, const Tensor& a, Tensor& lu, Tensor& pivots, 
     for (I i = 0; i < k; ++i) std::swap(pm[i], pm[piv[i]]);
   };
   bool batched = false;
-  if constexpr (small::has_batch_solve_kernels_v<T>)
+  if constexpr (small::has_batch_kernels_v<T>)
     batched = small && k >= small::kBatchLuMin && m <= small::kBatchSolveMax &&
               n <= small::kBatchSolveMax;
   if (batched) {
-    if constexpr (small::has_batch_solve_kernels_v<T>) {
+    if constexpr (small::has_batch_kernels_v<T>) {
       for_each_tile(ctx, A.count, small::batch_lanes<T>(), work, [&](I b0, I nb) -> Failure {
         int pv[small::kMaxBatchLanes * small::kMaxDim];
         T* lo[small::kMaxBatchLanes] = {};

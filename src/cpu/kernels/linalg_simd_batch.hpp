@@ -100,29 +100,11 @@ constexpr int batch_cholesky_min() noexcept {
   return is_complex_v<T> ? kBatchComplexCholeskyMin : kBatchCholeskyMin;
 }
 
-/// True for the real dtypes (f32, f64), whose batched kernels are linalg_simd_batch.cpp and
-/// linalg_simd_solve.cpp.
+/// True when the batched kernels exist for T: every float dtype (f32, f64 in
+/// linalg_simd_batch.cpp and linalg_simd_solve.cpp; c64, c128 in linalg_simd_*_complex.cpp).
 template <class T>
-inline constexpr bool has_batch_kernels_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
-/// True when the batched cholesky / lu / solve kernels exist for T: f32, f64, c64, c128 (complex
-/// ones in linalg_simd_solve_complex.cpp, Note [Complex batched solve arithmetic]).
-template <class T>
-inline constexpr bool has_batch_solve_kernels_v =
-    has_batch_kernels_v<T> || std::is_same_v<T, c64> || std::is_same_v<T, c128>;
-
-/// True when the batched qr kernel exists for T: f32, f64, c64, c128 (complex in
-/// linalg_simd_qr_complex.cpp).
-template <class T>
-inline constexpr bool has_batch_qr_kernels_v = has_batch_solve_kernels_v<T>;
-
-/// True when the batched svd kernel exists for T: f32, f64, c64, c128 (complex in
-/// linalg_simd_svd_complex.cpp).
-template <class T>
-inline constexpr bool has_batch_svd_kernels_v = has_batch_solve_kernels_v<T>;
-/// True when the batched eigh kernel exists for T: f32, f64, c64, c128 (complex in
-/// linalg_simd_eigh_complex.cpp).
-template <class T>
-inline constexpr bool has_batch_eigh_kernels_v = has_batch_solve_kernels_v<T>;
+inline constexpr bool has_batch_kernels_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                            std::is_same_v<T, c64> || std::is_same_v<T, c128>;
 
 /// Matrices per tile for T on this CPU (complex T: the lanes of its real type).
 template <class T>

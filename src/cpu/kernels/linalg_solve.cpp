@@ -21,14 +21,14 @@ namespace {
 // Whether the batched kernels (Note [Batched small linalg kernels]) take LU / Cholesky of order n.
 template <class T>
 bool batched_lu(I n) {
-  if constexpr (small::has_batch_solve_kernels_v<T>)
+  if constexpr (small::has_batch_kernels_v<T>)
     return n >= small::kBatchLuMin && n <= small::kBatchSolveMax && n <= kSmallSolveMax;
   else
     return false;
 }
 template <class T>
 bool batched_cholesky(I n) {
-  if constexpr (small::has_batch_solve_kernels_v<T>)
+  if constexpr (small::has_batch_kernels_v<T>)
     return n >= small::batch_cholesky_min<T>() && n <= small::kBatchSolveMax && n <= kSmallSolveMax;
   else
     return false;
@@ -59,7 +59,7 @@ void cholesky_t(ExecContext& ctx, const Tensor& a, Tensor& l) {
   };
   Failure f;
   if (batched_cholesky<T>(n)) {
-    if constexpr (small::has_batch_solve_kernels_v<T>) {
+    if constexpr (small::has_batch_kernels_v<T>) {
       const I lanes = small::batch_lanes<T>();
       f = for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
         int info[small::kMaxBatchLanes] = {};
@@ -116,7 +116,7 @@ void solve_t(ExecContext& ctx, const Tensor& a, const Tensor& b, Tensor& x) {
   };
   Failure f;
   if (batched_lu<T>(n)) {
-    if constexpr (small::has_batch_solve_kernels_v<T>) {
+    if constexpr (small::has_batch_kernels_v<T>) {
       const I lanes = small::batch_lanes<T>();
       f = for_each_tile(ctx, A.count, lanes, work, [&](I b0, I nb) -> Failure {
         int info[small::kMaxBatchLanes] = {};
@@ -179,7 +179,7 @@ void lu_each(ExecContext& ctx, const Tensor& a, F&& f) {
     return odd;
   };
   if (batched_lu<T>(n)) {
-    if constexpr (small::has_batch_solve_kernels_v<T>) {
+    if constexpr (small::has_batch_kernels_v<T>) {
       // Each matrix read transposed (as pack_col_major below): the same determinant.
       for_each_tile(ctx, A.count, small::batch_lanes<T>(), work, [&](I b0, I nb) -> Failure {
         T buf[small::kMaxBatchLanes * small::kMaxDim * small::kMaxDim];
