@@ -133,6 +133,21 @@ TEST(ArrayApiVar, GradientsMatchFiniteDifferences) {
   }
 }
 
+TEST(ArrayApiVar, SecondDerivativesMatchFiniteDifferencesOfTheGradient) {
+  // Forward over reverse: the jvp of the gradient of a weighted var / std against differences.
+  for (DType d : {DType::f64, DType::c128}) {
+    const Tensor x = randn({4, 3}, 12, d), w = randn({3}, 13);
+    auto second = [&](std::span<const Tensor> in) {
+      return std::vector<Tensor>{grad(
+          [&](std::span<const Tensor> v) {
+            return sum(var(v[0], {0}, 1.0) * w) + sum(tenferro::std(v[0], {-1}));
+          },
+          {in[0]})[0]};
+    };
+    EXPECT_TRUE(adtest::check_jvp(second, {x}));
+  }
+}
+
 // ---- clip ----
 
 double clip_ref(double x, double lo, double hi) {
