@@ -220,11 +220,16 @@ void bind_ops_array_api(py::module_& m) {
   m.def(
       "matrix_rank",
       [](const Tensor& x, const py::object& rtol) {
-        const double r = rtol.is_none() ? kDefaultRankRtol : rtol.cast<double>();
-        return call([&](const Tensor& t) { return matrix_rank(t, r); }, x);
+        if (rtol.is_none() || as_python_scalar(rtol)) {
+          const double r = rtol.is_none() ? kDefaultRankRtol : rtol.cast<double>();
+          return call([&](const Tensor& t) { return matrix_rank(t, r); }, x);
+        }
+        const Tensor rt = asarray(rtol);  // one rtol per matrix, broadcast against the batch
+        return call([&](const Tensor& t, const Tensor& r) { return matrix_rank(t, r); }, x, rt);
       },
       "x"_a, "rtol"_a = py::none(),
-      "Number of singular values > rtol * the largest (default rtol: max(m, n) * eps).");
+      "Number of singular values > rtol * the largest (default rtol: max(m, n) * eps); rtol may "
+      "be a number or an array broadcast against the batch.");
 
   // ---- finfo / iinfo ----
   py::class_<FInfo>(m, "finfo_object", "Limits of a floating dtype (the Array API's finfo).")

@@ -244,6 +244,7 @@ def test_matrix_rank():
     check(tf.matrix_rank(batch), [3, 0, 3])
     check(tf.matrix_rank(np.zeros((2, 0, 3))), [0, 0])
     assert tf.matrix_rank(batch).dtype == tf.i64
+    check(tf.matrix_rank(batch, rtol=np.array([1e-6, 1e-6, 2.0])), [2, 0, 0])
 
 
 # ---- finfo / iinfo ----

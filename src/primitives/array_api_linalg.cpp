@@ -109,7 +109,10 @@ Tensor matrix_power(const Tensor& x, std::int64_t n) {
   return n == 1 ? copy(result) : result;  // never x itself (a fresh tensor, as every other n)
 }
 
-Tensor matrix_rank(const Tensor& x, double rtol) {
+namespace {
+
+// The checks both forms of matrix_rank share; false for an empty matrix (rank 0, no svd).
+bool check_rank_input(const Tensor& x) {
   if (!x.defined())
     throw Error(ErrorKind::InvalidArgument, "matrix_rank: the input tensor is undefined");
   if (x.rank() < 2)
@@ -120,15 +123,52 @@ Tensor matrix_rank(const Tensor& x, double rtol) {
     throw Error(ErrorKind::DTypeMismatch, "matrix_rank: input " + dims_to_string(x.shape()) + " " +
                                               std::string(dtype_name(x.dtype())) +
                                               "; expected a floating dtype (f32, f64, c64, c128)");
+  return x.size(-2) > 0 && x.size(-1) > 0;
+}
+
+Dims batch_of(const Tensor& x) { return Dims(x.shape().begin(), x.shape().end() - 2); }
+
+// Singular values above rtol * the largest, per matrix; rtol [..., 1] broadcasts on the batch.
+Tensor count_above(const Tensor& x, const Tensor& rtol) {
+  const Tensor s = svdvals(x);                   // [..., k], descending
+  const Tensor tol = slice(s, -1, 0, 1) * rtol;  // rtol * the largest, per matrix
+  return count_nonzero(gt(s, tol), {-1});
+}
+
+}  // namespace
+
+Tensor matrix_rank(const Tensor& x, double rtol) {
+  const bool nonempty = check_rank_input(x);
   if (std::isnan(rtol))
     throw Error(ErrorKind::InvalidArgument, "matrix_rank: rtol is NaN; expected a number");
-  const std::int64_t m = x.size(-2), n = x.size(-1);
-  const Dims batch(x.shape().begin(), x.shape().end() - 2);
-  if (m == 0 || n == 0) return zeros(batch, DType::i64);
-  const double r = rtol < 0 ? static_cast<double>(std::max(m, n)) * finfo(x.dtype()).eps : rtol;
-  const Tensor s = svdvals(x);                // [..., k], descending
-  const Tensor tol = slice(s, -1, 0, 1) * r;  // rtol * the largest, per matrix
-  return count_nonzero(gt(s, tol), {-1});
+  if (!nonempty) return zeros(batch_of(x), DType::i64);
+  const double r =
+      rtol < 0 ? static_cast<double>(std::max(x.size(-2), x.size(-1))) * finfo(x.dtype()).eps
+               : rtol;
+  return count_above(x, scalar_tensor(r, real_dtype(x.dtype())));
+}
+
+Tensor matrix_rank(const Tensor& x, const Tensor& rtol) {
+  const bool nonempty = check_rank_input(x);
+  if (!rtol.defined()) return matrix_rank(x, kDefaultRankRtol);
+  if (is_complex(rtol.dtype()) || rtol.dtype() == DType::boolean)
+    throw Error(ErrorKind::DTypeMismatch, "matrix_rank: rtol is " + dims_to_string(rtol.shape()) +
+                                              " " + std::string(dtype_name(rtol.dtype())) +
+                                              "; expected a real dtype");
+  // The batch shape the result has: x's batch broadcast with rtol's shape.
+  const Tensor batch_like[2] = {zeros(batch_of(x), DType::boolean),
+                                zeros(rtol.shape(), DType::boolean)};
+  Dims out_batch;
+  try {
+    out_batch = broadcast_arrays(batch_like)[0].shape();
+  } catch (const Error&) {
+    throw Error(ErrorKind::ShapeMismatch, "matrix_rank: rtol " + dims_to_string(rtol.shape()) +
+                                              " does not broadcast against the batch shape " +
+                                              dims_to_string(batch_of(x)) + " of x " +
+                                              dims_to_string(x.shape()));
+  }
+  if (!nonempty) return zeros(out_batch, DType::i64);
+  return count_above(x, unsqueeze(cast(rtol, real_dtype(x.dtype())), -1));
 }
 
 }  // namespace tenferro

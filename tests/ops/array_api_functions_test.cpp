@@ -510,6 +510,16 @@ TEST(ArrayApiLinalg, MatrixRankWithTheStandardsTolerance) {
   EXPECT_EQ(matrix_rank(b).to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 0, 3}));
   EXPECT_EQ(matrix_rank(zeros({2, 0, 3})).to_vector<std::int64_t>(),
             (std::vector<std::int64_t>{0, 0}));
+  // One rtol per matrix (the standard's array rtol), broadcast against the batch.
+  EXPECT_EQ(matrix_rank(b, from_values({1e-6, 1e-6, 2.0}, {3})).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{2, 0, 0}));
+  EXPECT_EQ(matrix_rank(d, from_values({1e-12, 1e-6, 1e-2}, {3})).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{3, 2, 1}));
+  EXPECT_EQ(matrix_rank(zeros({2, 0, 3}), from_values({0.1}, {1})).shape(), Dims{2});
+  expect_error(ErrorKind::ShapeMismatch, [&] { (void)matrix_rank(b, ones({2})); },
+               {"matrix_rank", "rtol"});
+  expect_error(ErrorKind::DTypeMismatch, [&] { (void)matrix_rank(b, ones({3}, DType::c128)); },
+               {"matrix_rank", "rtol"});
   expect_error(ErrorKind::ShapeMismatch, [] { (void)matrix_rank(ones({3})); }, {"matrix_rank"});
   expect_error(ErrorKind::DTypeMismatch,
                [] {

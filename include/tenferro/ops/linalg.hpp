@@ -227,5 +227,9 @@ inline constexpr double kDefaultRankRtol = -1.0;
 /// is ShapeMismatch; floating dtypes (svdvals's; NaN/Inf input is LinAlgError). Not
 /// differentiable (an integer result).
 Tensor matrix_rank(const Tensor& x, double rtol = kDefaultRankRtol);
+/// matrix_rank with one rtol per matrix: a real `rtol` tensor broadcast against x's batch shape
+/// [...] (the standard's array rtol); the result has the broadcast batch shape. Complex or bool
+/// rtol is DTypeMismatch, a shape that does not broadcast ShapeMismatch.
+Tensor matrix_rank(const Tensor& x, const Tensor& rtol);
 
 }  // namespace tenferro
