@@ -35,7 +35,9 @@ namespace {
 namespace sm = tenferro::detail::small;
 using tenferro::c128;
 using tenferro::c64;
+using tenferro::linalg_test::arrangements;
 using tenferro::linalg_test::Rng;
+using tenferro::linalg_test::same;
 using namespace tenferro::linalg_test::batched_complex;
 
 // QR inputs: random, zero, rank 1, real-valued, purely imaginary, already upper triangular (zero

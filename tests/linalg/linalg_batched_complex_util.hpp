@@ -22,32 +22,6 @@ const char* type_name() {
 }
 
 template <class T>
-bool same(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(T) * x.size()) == 0;
-}
-
-// Lane orders for the cases: in order, full and partial tiles; reversed, every third lane empty.
-inline std::vector<std::vector<int>> arrangements(int cases, int lanes) {
-  std::vector<std::vector<int>> tiles;
-  for (int c0 = 0; c0 < cases; c0 += lanes) {
-    std::vector<int> t;
-    for (int c = c0; c < std::min(cases, c0 + lanes); ++c) t.push_back(c);
-    tiles.push_back(t);
-  }
-  std::vector<int> rev;
-  for (int c = cases; c-- > 0;) {
-    if (rev.size() % 3 == 2) rev.push_back(-1);
-    rev.push_back(c);
-    if (static_cast<int>(rev.size()) >= lanes - 1) {
-      tiles.push_back(rev);
-      rev.clear();
-    }
-  }
-  if (!rev.empty()) tiles.push_back(rev);
-  return tiles;
-}
-
-template <class T>
 struct Case {
   std::string name;
   std::vector<T> a;  // row-major

@@ -46,7 +46,9 @@ namespace {
 namespace sm = tenferro::detail::small;
 using tenferro::testing::expect_error;
 
+using tenferro::linalg_test::arrangements;
 using tenferro::linalg_test::Rng;
+using tenferro::linalg_test::same;
 
 template <class T>
 const char* type_name() {
@@ -196,32 +198,6 @@ std::vector<Case<T>> symmetric_cases(int n, Rng& g) {
   cs.push_back({"huge", scaled(random(), kHuge<T>)});
   cs.push_back({"tiny", scaled(random(), kTiny<T>)});
   return cs;
-}
-
-template <class T>
-bool same(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(T) * x.size()) == 0;
-}
-
-// Lane orders for the cases: in order, full and partial tiles; reversed, every third lane empty.
-std::vector<std::vector<int>> arrangements(int cases, int lanes) {
-  std::vector<std::vector<int>> tiles;
-  for (int c0 = 0; c0 < cases; c0 += lanes) {
-    std::vector<int> t;
-    for (int c = c0; c < std::min(cases, c0 + lanes); ++c) t.push_back(c);
-    tiles.push_back(t);
-  }
-  std::vector<int> rev;
-  for (int c = cases; c-- > 0;) {
-    if (rev.size() % 3 == 2) rev.push_back(-1);
-    rev.push_back(c);
-    if (static_cast<int>(rev.size()) >= lanes - 1) {
-      tiles.push_back(rev);
-      rev.clear();
-    }
-  }
-  if (!rev.empty()) tiles.push_back(rev);
-  return tiles;
 }
 
 template <class T>

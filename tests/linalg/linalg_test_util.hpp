@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,34 @@ struct Rng {
   }
   double uniform() { return double(next() >> 11) * 0x1.0p-53 * 2 - 1; }  // [-1, 1)
 };
+
+/// Bit-for-bit equality of two element vectors (the batched kernels' contract).
+template <class T>
+bool same(const std::vector<T>& x, const std::vector<T>& y) {
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), sizeof(T) * x.size()) == 0;
+}
+
+/// Lane orders for the batched-kernel cases: in order, full and partial tiles; reversed, every
+/// third lane empty (-1).
+inline std::vector<std::vector<int>> arrangements(int cases, int lanes) {
+  std::vector<std::vector<int>> tiles;
+  for (int c0 = 0; c0 < cases; c0 += lanes) {
+    std::vector<int> t;
+    for (int c = c0; c < std::min(cases, c0 + lanes); ++c) t.push_back(c);
+    tiles.push_back(t);
+  }
+  std::vector<int> rev;
+  for (int c = cases; c-- > 0;) {
+    if (rev.size() % 3 == 2) rev.push_back(-1);
+    rev.push_back(c);
+    if (static_cast<int>(rev.size()) >= lanes - 1) {
+      tiles.push_back(rev);
+      rev.clear();
+    }
+  }
+  if (!rev.empty()) tiles.push_back(rev);
+  return tiles;
+}
 
 inline std::vector<c128> values(const Tensor& t) {
   return cast(t, DType::c128).contiguous().to_vector<c128>();
