@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/agreement.hpp"
 #include "common/autodiff_fd.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
@@ -577,6 +578,9 @@ TEST(ArrayApiTrace, AProgramUsingSeveralFunctionsMatchesEagerAndDifferentiates) 
   EXPECT_TRUE(allclose(gp[0], ge[0], 1e-12, 1e-12));
   EXPECT_TRUE(allclose(gp[1], ge[1], 1e-12, 1e-12));
   EXPECT_TRUE(adtest::check_vjp(f, {x, y}));
+  // Eager, prepared on a runtime and inside an execution scope agree bitwise at 1 and 4 threads.
+  expect_eager_prepared_scoped_bitwise(
+      f, {ValueSpec{{4, 3}, DType::f64}, ValueSpec{{4, 3}, DType::f64}}, in);
 }
 
 }  // namespace
