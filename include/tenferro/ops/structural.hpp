@@ -135,8 +135,7 @@ inline std::vector<Tensor> meshgrid(std::initializer_list<Tensor> tensors,
 /// (row-major) inputs into one rank-1 tensor (then any ranks, 0-d included, may be mixed). Dtypes
 /// promote as in concatenate; an empty list is InvalidArgument.
 Tensor concat(std::span<const Tensor> tensors, std::optional<std::int64_t> axis = 0);
-inline Tensor concat(std::initializer_list<Tensor> tensors,
-                     std::optional<std::int64_t> axis = 0) {
+inline Tensor concat(std::initializer_list<Tensor> tensors, std::optional<std::int64_t> axis = 0) {
   return concat(std::span<const Tensor>(tensors.begin(), tensors.size()), axis);
 }
 
