@@ -29,6 +29,14 @@ __version__ = "0.1.0"
 
 bool = _tenferro.bool_  # noqa: A001  (tenferro.bool is the dtype, as torch.bool)
 
+# The Array API 2023.12 namespace is tenferro itself (docs/python.md, "The Array API namespace"):
+# isdtype, result_type, can_cast, astype, asarray/from_dlpack with the standard's keywords, the
+# constants, __array_namespace_info__, and the Tensor attributes; tenferro.linalg is the extension.
+from . import _array_api  # noqa: E402
+
+_array_api.install(globals())
+from . import linalg  # noqa: E402,F401
+
 
 def _iter(self):
     """Iterates over the first axis (views)."""

@@ -1,0 +1,414 @@
+"""The Array API 2023.12 namespace pieces that are plain Python (docs/python.md, "The Array API
+namespace"): `tenferro` itself is the namespace. This module defines the CPU device object, the
+inspection object, the dtype functions, the constants, and the Tensor attributes the standard asks
+for (`__array_namespace__`, `device`, `to_device`, `mT`, the remaining in-place operators, integer
+array and boolean mask keys in `__getitem__`/`__setitem__`). Every value still comes from the C++
+ops: the index arithmetic of advanced keys is done on the (small, concrete) index arrays with NumPy,
+the data is moved by `index_select`, `scatter` and the basic `__setitem__`.
+"""
+
+import builtins
+import math
+
+import numpy as np
+
+from . import _tenferro as _tf
+
+Tensor = _tf.Tensor
+
+__array_api_version__ = "2023.12"
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12")
+
+e = math.e
+pi = math.pi
+inf = math.inf
+nan = math.nan
+newaxis = None
+
+_BOOL = _tf.bool_
+_SIGNED = (_tf.int32, _tf.int64)
+_REAL = (_tf.float32, _tf.float64)
+_COMPLEX = (_tf.complex64, _tf.complex128)
+_ALL = (_BOOL,) + _SIGNED + _REAL + _COMPLEX
+_NAMES = {
+    _BOOL: "bool",
+    _tf.int32: "int32",
+    _tf.int64: "int64",
+    _tf.float32: "float32",
+    _tf.float64: "float64",
+    _tf.complex64: "complex64",
+    _tf.complex128: "complex128",
+}
+_BITS = {_tf.int32: 32, _tf.int64: 64, _tf.float32: 32, _tf.float64: 64, _tf.complex64: 64,
+         _tf.complex128: 128}
+_KINDS = {
+    "bool": (_BOOL,),
+    "signed integer": _SIGNED,
+    "unsigned integer": (),  # tenferro has no unsigned dtypes (docs/python.md)
+    "integral": _SIGNED,
+    "real floating": _REAL,
+    "complex floating": _COMPLEX,
+    "numeric": _SIGNED + _REAL + _COMPLEX,
+}
+
+
+class Device:
+    """The one device of tenferro's namespace: the CPU (all tensors live in host memory)."""
+
+    __slots__ = ()
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = object.__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "tenferro.Device('cpu')"
+
+    def __eq__(self, other):
+        return other is self
+
+    def __hash__(self):
+        return hash("tenferro.cpu")
+
+
+CPU_DEVICE = Device()
+
+
+def _check_device(device, where):
+    if device is not None and device != CPU_DEVICE:
+        raise ValueError(f"{where}: unsupported device {device!r}; tenferro has only "
+                         f"{CPU_DEVICE!r}")
+
+
+def _as_dtype(d, where):
+    if isinstance(d, Tensor):
+        return d.dtype
+    if isinstance(d, _tf.DType):
+        return d
+    raise TypeError(f"{where}: expected a tenferro dtype or array, got {type(d).__name__}")
+
+
+def isdtype(dtype, kind):
+    """Array API isdtype(dtype, kind): kind is a dtype, one of the kind names ('bool', 'signed
+    integer', 'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric') or
+    a tuple of them."""
+    if not isinstance(dtype, _tf.DType):
+        raise TypeError(f"isdtype: expected a tenferro dtype, got {type(dtype).__name__}")
+    if isinstance(kind, tuple):
+        return builtins.any(isdtype(dtype, k) for k in kind)
+    if isinstance(kind, _tf.DType):
+        return dtype == kind
+    if isinstance(kind, str):
+        if kind not in _KINDS:
+            raise ValueError(f"isdtype: unknown kind {kind!r}")
+        return builtins.any(dtype == d for d in _KINDS[kind])
+    raise TypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got "
+                    f"{type(kind).__name__}")
+
+
+def result_type(*arrays_and_dtypes):
+    """The dtype of an operation on the given arrays and dtypes (tenferro's promotion, which is
+    the standard's within a kind; docs/dtypes.md)."""
+    if not arrays_and_dtypes:
+        raise ValueError("result_type: at least one array or dtype is required")
+    r = _as_dtype(arrays_and_dtypes[0], "result_type")
+    for a in arrays_and_dtypes[1:]:
+        r = _tf.promote_types(r, _as_dtype(a, "result_type"))
+    return r
+
+
+def can_cast(from_, to, /):
+    """Whether from_ (a dtype or an array) converts to `to` without loss by the standard's rules:
+    bool only to bool; an integer to a wider-or-equal integer; a real float to a real float of at
+    least its size or to a complex of at least twice its size; a complex to a wider-or-equal
+    complex. Casts across kinds (integer to float, ...) are False, as the standard leaves them
+    out of its promotion rules."""
+    f = _as_dtype(from_, "can_cast")
+    if not isinstance(to, _tf.DType):
+        raise TypeError(f"can_cast: `to` must be a tenferro dtype, got {type(to).__name__}")
+    if f == _BOOL:
+        return to == _BOOL
+    for group in (_SIGNED, _REAL, _COMPLEX):
+        if builtins.any(f == d for d in group) and builtins.any(to == d for d in group):
+            return _BITS[f] <= _BITS[to]
+    if builtins.any(f == d for d in _REAL) and builtins.any(to == d for d in _COMPLEX):
+        return 2 * _BITS[f] <= _BITS[to]
+    return False
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """x converted to dtype (tenferro's cast); with copy=False and an equal dtype, x itself."""
+    _check_device(device, "astype")
+    if not isinstance(x, Tensor):
+        raise TypeError(f"astype: expected a Tensor, got {type(x).__name__}")
+    dtype = _as_dtype(dtype, "astype")
+    if x.dtype == dtype:
+        return _tf.copy(x) if copy else x
+    return _tf.cast(x, dtype)
+
+
+def matrix_transpose(x, /):
+    """The transpose of the last two axes (x.mT)."""
+    if not isinstance(x, Tensor):
+        x = _tf.asarray(x)
+    return _mT(x)
+
+
+def _mT(self):
+    if self.ndim < 2:
+        raise ValueError(f"matrix transpose needs at least 2 dimensions, got {self.ndim}")
+    return self.transpose(-2, -1)
+
+
+class _Info:
+    """What __array_namespace_info__() returns (the standard's inspection API)."""
+
+    __module__ = "tenferro"
+
+    def capabilities(self):
+        return {"boolean indexing": True, "data-dependent shapes": True}
+
+    def default_device(self):
+        return CPU_DEVICE
+
+    def default_dtypes(self, *, device=None):
+        _check_device(device, "default_dtypes")
+        return {"real floating": _tf.float64, "complex floating": _tf.complex128,
+                "integral": _tf.int64, "indexing": _tf.int64}
+
+    def dtypes(self, *, device=None, kind=None):
+        _check_device(device, "dtypes")
+        if kind is None:
+            return {_NAMES[d]: d for d in _ALL}
+        return {_NAMES[d]: d for d in _ALL if isdtype(d, kind)}
+
+    def devices(self):
+        return [CPU_DEVICE]
+
+
+def __array_namespace_info__():
+    return _Info()
+
+
+# ---- creation with the standard's keywords ----
+
+_c_asarray = _tf.asarray
+_c_from_dlpack = _tf.from_dlpack
+
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None):
+    """A Tensor from a Tensor, NumPy array (zero-copy when possible), DLPack/buffer object, Python
+    scalar or nested sequence. copy=True always copies; copy=False never does (ValueError when a
+    copy would be needed); copy=None copies only when needed."""
+    _check_device(device, "asarray")
+    if copy is False:
+        if isinstance(obj, Tensor):
+            if dtype is None or obj.dtype == dtype:
+                return obj
+            raise ValueError("asarray: copy=False but the dtype conversion needs a copy")
+        if isinstance(obj, np.ndarray):
+            r = _c_asarray(obj, dtype)
+            if r.size == 0 or np.shares_memory(np.asarray(r), obj):
+                return r
+        raise ValueError(f"asarray: copy=False but a {type(obj).__name__} cannot be wrapped "
+                         f"without a copy")
+    r = _c_asarray(obj, dtype)
+    if copy and (isinstance(obj, (Tensor, np.ndarray)) or hasattr(obj, "__dlpack__")
+                 or hasattr(obj, "__array__") or isinstance(obj, (memoryview, bytearray))):
+        r = _tf.copy(r)
+    return r
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A Tensor sharing the memory of a DLPack producer (an object with __dlpack__, or a capsule);
+    copy=True copies it; device must be the CPU (or None)."""
+    _check_device(device, "from_dlpack")
+    r = _c_from_dlpack(x)
+    return _tf.copy(r) if copy else r
+
+
+# ---- Tensor attributes ----
+
+_c_dlpack = Tensor.__dlpack__
+
+
+def _dlpack(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """DLPack export (a 0.x 'dltensor' capsule, which the standard lets a producer return for any
+    max_version). dl_device must be None or the CPU (1, 0); copy=True exports a copy."""
+    if dl_device is not None and tuple(dl_device) != (1, 0):
+        raise BufferError(f"__dlpack__: tenferro exports to the CPU (1, 0) only, not {dl_device}")
+    t = _tf.copy(self) if copy else self
+    return _c_dlpack(t, stream)
+
+
+def _array_namespace(self, /, *, api_version=None):
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"__array_namespace__: unsupported api_version {api_version!r}; "
+                         f"tenferro implements {__array_api_version__}")
+    import tenferro
+
+    return tenferro
+
+
+def _to_device(self, device, /, *, stream=None):
+    if device != CPU_DEVICE:
+        raise ValueError(f"to_device: unsupported device {device!r}; tenferro has only "
+                         f"{CPU_DEVICE!r}")
+    return self
+
+
+def _inplace(name, op):
+    def method(self, other):
+        r = op(self, other)
+        if r.dtype != self.dtype:
+            raise _tf.DTypeMismatchError(
+                f"{name}: the result has dtype {r.dtype} but the array has dtype {self.dtype}; "
+                f"an in-place operator keeps the array's dtype")
+        if tuple(r.shape) != tuple(self.shape):
+            raise _tf.ShapeMismatchError(
+                f"{name}: the result has shape {tuple(r.shape)} but the array has shape "
+                f"{tuple(self.shape)}; an in-place operator keeps the array's shape")
+        if self.requires_grad or not self.has_storage:
+            return r  # as += on such tensors: computed out of place, the name is rebound
+        self[...] = r
+        return self
+
+    method.__name__ = name
+    return method
+
+
+# ---- advanced keys ----
+
+_c_getitem = Tensor.__getitem__
+_c_setitem = Tensor.__setitem__
+
+
+def _is_array_key(k):
+    return isinstance(k, (Tensor, np.ndarray, list))
+
+
+def _key_array(k):
+    a = np.asarray(k) if not isinstance(k, Tensor) else np.asarray(k.detach())
+    if isinstance(k, list) and a.size == 0:
+        a = a.astype(np.int64)
+    return a
+
+
+def _advanced(x, key):
+    """(linear indices into x's leading axes flattened, their shape, the number k of leading axes)
+    for a sole boolean mask or a tuple of integer arrays/ints on the leading axes (optionally
+    followed by `...` or full slices); None for other keys."""
+    items = key if isinstance(key, tuple) else (key,)
+    if len(items) == 1 and _is_array_key(items[0]):
+        a = _key_array(items[0])
+        if a.dtype == np.bool_:
+            k = a.ndim
+            if k > x.ndim:
+                raise IndexError(f"too many indices for tensor: tensor is {x.ndim}-dimensional, "
+                                 f"but {k} were indexed")
+            for i in range(k):
+                if a.shape[i] != x.shape[i]:
+                    raise IndexError(
+                        f"boolean index did not match indexed tensor along axis {i}; size of "
+                        f"axis is {x.shape[i]} but size of corresponding boolean axis is "
+                        f"{a.shape[i]}")
+            lin = np.flatnonzero(a)
+            return lin, lin.shape, k
+    arrays = []
+    rest = list(items)
+    while rest and (_is_array_key(rest[0]) or (isinstance(rest[0], int)
+                                                and not isinstance(rest[0], builtins.bool))):
+        arrays.append(rest.pop(0))
+    if not builtins.any(_is_array_key(a) for a in arrays):
+        return None
+    for r in rest:
+        if not (r is Ellipsis or (isinstance(r, slice) and r == slice(None))):
+            return None
+    k = len(arrays)
+    if k > x.ndim:
+        raise IndexError(f"too many indices for tensor: tensor is {x.ndim}-dimensional, but {k} "
+                         f"were indexed")
+    arrs = [_key_array(a) for a in arrays]
+    if not builtins.all(np.issubdtype(a.dtype, np.integer) for a in arrs):
+        return None  # float arrays, or a boolean mask that is not the sole index: unsupported
+    arrs = np.broadcast_arrays(*arrs)
+    fixed = []
+    for i, a in enumerate(arrs):
+        n = x.shape[i]
+        if a.size and (a.min() < -n or a.max() >= n):
+            bad = a[(a < -n) | (a >= n)].flat[0]
+            raise IndexError(f"index {bad} is out of bounds for axis {i} with size {n}")
+        fixed.append(np.where(a < 0, a + n, a).astype(np.int64))
+    bshape = arrs[0].shape
+    if builtins.any(x.shape[i] == 0 for i in range(k)):
+        lin = np.zeros(bshape, dtype=np.int64)
+    else:
+        lin = np.ravel_multi_index(tuple(fixed), tuple(x.shape[:k])) if k else np.zeros(bshape)
+    return np.asarray(lin, dtype=np.int64).reshape(-1), bshape, k
+
+
+def _leading_flat(x, k):
+    rows = 1
+    for i in range(k):
+        rows *= x.shape[i]
+    return _tf.reshape(x, (rows,) + tuple(x.shape[k:]))
+
+
+def _getitem(self, key):
+    try:
+        return _c_getitem(self, key)
+    except _tf.UnsupportedError:
+        adv = _advanced(self, key)
+        if adv is None:
+            raise
+    lin, bshape, k = adv
+    picked = _tf.index_select(_leading_flat(self, k), 0, _c_asarray(lin, _tf.int64))
+    return _tf.reshape(picked, tuple(bshape) + tuple(self.shape[k:]))
+
+
+def _setitem(self, key, value):
+    try:
+        return _c_setitem(self, key, value)
+    except _tf.UnsupportedError:
+        adv = _advanced(self, key)
+        if adv is None:
+            raise
+    lin, bshape, k = adv
+    rest = tuple(self.shape[k:])
+    n = int(lin.size)
+    v = value if isinstance(value, Tensor) else _c_asarray(value)
+    if v.dtype != self.dtype:
+        v = _tf.cast(v, self.dtype)
+    v = _tf.reshape(v.broadcast_to(tuple(bshape) + rest), (n,) + rest)
+    if n == 0:
+        return
+    idx = _c_asarray(lin, _tf.int64).reshape((n,) + (1,) * len(rest)).broadcast_to((n,) + rest)
+    new = _tf.scatter(_leading_flat(self, k), 0, idx, v)
+    _c_setitem(self, Ellipsis, _tf.reshape(new, tuple(self.shape)))
+
+
+def install(ns):
+    """Puts the namespace functions into tenferro's module dict and the attributes on Tensor."""
+    for name in ("isdtype", "result_type", "can_cast", "astype", "matrix_transpose", "asarray",
+                 "from_dlpack", "__array_namespace_info__", "__array_api_version__", "e", "pi",
+                 "inf", "nan", "newaxis", "Device"):
+        ns[name] = globals()[name]
+    Tensor.__array_namespace__ = _array_namespace
+    Tensor.device = property(lambda self: CPU_DEVICE, doc="The CPU device object.")
+    Tensor.to_device = _to_device
+    Tensor.mT = property(_mT, doc="The last two axes transposed.")
+    Tensor.__dlpack__ = _dlpack
+    Tensor.__getitem__ = _getitem
+    Tensor.__setitem__ = _setitem
+    for name, op in (
+        ("__ipow__", lambda a, b: a**b),
+        ("__ifloordiv__", lambda a, b: a // b),
+        ("__imod__", lambda a, b: a % b),
+        ("__iand__", lambda a, b: a & b),
+        ("__ior__", lambda a, b: a | b),
+        ("__ixor__", lambda a, b: a ^ b),
+        ("__imatmul__", lambda a, b: a @ b),
+    ):
+        setattr(Tensor, name, _inplace(name, op))
