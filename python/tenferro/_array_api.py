@@ -259,6 +259,11 @@ def _to_device(self, device, /, *, stream=None):
     return self
 
 
+def _complex(self):
+    """complex(x) for a one-element array of any dtype (the standard: any numeric 0-d array)."""
+    return complex(self.item())
+
+
 def _inplace(name, op):
     def method(self, other):
         r = op(self, other)
@@ -356,25 +361,24 @@ def _leading_flat(x, k):
     return _tf.reshape(x, (rows,) + tuple(x.shape[k:]))
 
 
+def _has_array(key):
+    return _is_array_key(key) or (isinstance(key, tuple)
+                                  and builtins.any(_is_array_key(k) for k in key))
+
+
 def _getitem(self, key):
-    try:
+    adv = _advanced(self, key) if _has_array(key) else None
+    if adv is None:  # basic keys (views), or keys C++ refuses with UnsupportedError
         return _c_getitem(self, key)
-    except _tf.UnsupportedError:
-        adv = _advanced(self, key)
-        if adv is None:
-            raise
     lin, bshape, k = adv
     picked = _tf.index_select(_leading_flat(self, k), 0, _c_asarray(lin, _tf.int64))
     return _tf.reshape(picked, tuple(bshape) + tuple(self.shape[k:]))
 
 
 def _setitem(self, key, value):
-    try:
+    adv = _advanced(self, key) if _has_array(key) else None
+    if adv is None:
         return _c_setitem(self, key, value)
-    except _tf.UnsupportedError:
-        adv = _advanced(self, key)
-        if adv is None:
-            raise
     lin, bshape, k = adv
     rest = tuple(self.shape[k:])
     n = int(lin.size)
@@ -400,6 +404,7 @@ def install(ns):
     Tensor.to_device = _to_device
     Tensor.mT = property(_mT, doc="The last two axes transposed.")
     Tensor.__dlpack__ = _dlpack
+    Tensor.__complex__ = _complex
     Tensor.__getitem__ = _getitem
     Tensor.__setitem__ = _setitem
     for name, op in (

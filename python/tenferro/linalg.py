@@ -128,7 +128,7 @@ def tensordot(x1, x2, /, *, axes=2):
 
 def trace(x, /, *, offset=0, dtype=None):
     """The sum of the diagonal of the last two axes; dtype converts x first (the standard's
-    default keeps x's dtype, as tenferro's sum does)."""
+    default: x's dtype, i32 summed as the default integer i64, as sum)."""
     x = _t(x)
     if dtype is not None:
         x = _tf.cast(x, dtype)
