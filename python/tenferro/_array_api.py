@@ -393,12 +393,84 @@ def _setitem(self, key, value):
     _c_setitem(self, Ellipsis, _tf.reshape(new, tuple(self.shape)))
 
 
+# ---- the standard's names for existing ops (installed only where tenferro has no such name) ----
+
+
+def _alias(name, op, doc):
+    def binary(x1, x2, /):
+        return op(x1, x2)
+
+    binary.__name__ = name
+    binary.__doc__ = doc
+    return binary
+
+
+_ALIASES = {
+    "divide": (_tf.div, "x1 / x2 (tenferro's div)."),
+    "equal": (_tf.eq, "x1 == x2 (tenferro's eq)."),
+    "not_equal": (_tf.ne, "x1 != x2 (tenferro's ne)."),
+    "greater": (_tf.gt, "x1 > x2 (tenferro's gt)."),
+    "greater_equal": (_tf.ge, "x1 >= x2 (tenferro's ge)."),
+    "less": (_tf.lt, "x1 < x2 (tenferro's lt)."),
+    "less_equal": (_tf.le, "x1 <= x2 (tenferro's le)."),
+    "multiply": (_tf.mul, "x1 * x2 (tenferro's mul)."),
+    "subtract": (_tf.sub, "x1 - x2 (tenferro's sub)."),
+}
+
+
+def negative(x, /):
+    """-x (tenferro's neg)."""
+    return _tf.neg(x)
+
+
+def positive(x, /):
+    """+x: a copy of x."""
+    return _tf.copy(x)
+
+
+def permute_dims(x, /, axes):
+    """x with its axes permuted (tenferro's permute)."""
+    return _tf.permute(x, tuple(axes))
+
+
+def take(x, indices, /, *, axis=None):
+    """Elements of x at the 1-D integer indices along axis (tenferro's index_select); axis may be
+    None only for a 1-D x."""
+    x = x if isinstance(x, Tensor) else _c_asarray(x)
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError("take: axis=None needs a one-dimensional array")
+        axis = 0
+    return _tf.index_select(x, axis, indices)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of x along axis, as a tuple of views."""
+    x = x if isinstance(x, Tensor) else _c_asarray(x)
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"unstack: axis {axis} is out of range for {x.ndim} dimensions")
+    key = (slice(None),) * (axis % x.ndim)
+    return tuple(_c_getitem(x, key + (i,)) for i in range(x.shape[axis]))
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """Each element of x repeated (tenferro's repeat_interleave); axis=None flattens first."""
+    x = x if isinstance(x, Tensor) else _c_asarray(x)
+    if axis is None:
+        x, axis = _tf.reshape(x, (x.size,)), 0
+    return _tf.repeat_interleave(x, repeats, axis)
+
+
 def install(ns):
     """Puts the namespace functions into tenferro's module dict and the attributes on Tensor."""
     for name in ("isdtype", "result_type", "can_cast", "astype", "matrix_transpose", "asarray",
                  "from_dlpack", "__array_namespace_info__", "__array_api_version__", "e", "pi",
                  "inf", "nan", "newaxis", "Device"):
         ns[name] = globals()[name]
+    for name, (op, doc) in _ALIASES.items():
+        ns.setdefault(name, _alias(name, op, doc))
+    for name in ("negative", "positive", "permute_dims", "take", "unstack", "repeat"):
+        ns.setdefault(name, globals()[name])
     Tensor.__array_namespace__ = _array_namespace
     Tensor.device = property(lambda self: CPU_DEVICE, doc="The CPU device object.")
     Tensor.to_device = _to_device

@@ -487,3 +487,48 @@ def test_asarray_keywords():
     assert tf.asarray(True).dtype == tf.bool and tf.asarray(1j).dtype == tf.complex128
     np.testing.assert_array_equal(np.asarray(tf.asarray([[1, 2], [3, 4]])), [[1, 2], [3, 4]])
     assert list(inspect.signature(tf.asarray).parameters) == ["obj", "dtype", "device", "copy"]
+
+
+# ---- the standard's names for existing ops ----
+
+ALIASES = [("divide", np.divide), ("equal", np.equal), ("not_equal", np.not_equal),
+           ("greater", np.greater), ("greater_equal", np.greater_equal), ("less", np.less),
+           ("less_equal", np.less_equal), ("multiply", np.multiply),
+           ("subtract", np.subtract)]
+
+
+@pytest.mark.parametrize("name,ref", ALIASES, ids=[a[0] for a in ALIASES])
+def test_binary_aliases(name, ref):
+    a = arr((3, 4)) - 5
+    b = arr((4,)) % 3 + 1
+    np.testing.assert_allclose(np.asarray(getattr(tf, name)(a, b)), ref(a, b))
+    assert str(inspect.signature(getattr(tf, name))) == "(x1, x2, /)"
+
+
+def test_unary_and_manipulation_aliases():
+    a = arr((2, 3, 4)) - 7
+    np.testing.assert_array_equal(np.asarray(tf.negative(a)), -a)
+    x = tf.asarray(a)
+    p = tf.positive(x)
+    np.testing.assert_array_equal(np.asarray(p), a)
+    assert not np.shares_memory(np.asarray(p), np.asarray(x))
+    np.testing.assert_array_equal(np.asarray(tf.permute_dims(x, (2, 0, 1))),
+                                  np.transpose(a, (2, 0, 1)))
+    np.testing.assert_array_equal(np.asarray(tf.take(x, tf.asarray([2, 0, 2]), axis=1)),
+                                  np.take(a, [2, 0, 2], axis=1))
+    np.testing.assert_array_equal(np.asarray(tf.take(tf.asarray(a[0, 0]), [3, 1])),
+                                  np.take(a[0, 0], [3, 1]))
+    with pytest.raises(ValueError):
+        tf.take(x, [0])  # axis=None needs a 1-D array
+    for axis in (0, 1, -1):
+        got = tf.unstack(x, axis=axis)
+        want = [np.take(a, i, axis=axis) for i in range(a.shape[axis])]
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), w)
+    with pytest.raises(ValueError):
+        tf.unstack(x, axis=3)
+    np.testing.assert_array_equal(np.asarray(tf.repeat(x, 2)), np.repeat(a, 2))
+    np.testing.assert_array_equal(np.asarray(tf.repeat(x, 3, axis=1)), np.repeat(a, 3, axis=1))
+    np.testing.assert_array_equal(np.asarray(tf.repeat(x, tf.asarray([1, 0, 2]), axis=1)),
+                                  np.repeat(a, [1, 0, 2], axis=1))
