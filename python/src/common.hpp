@@ -104,5 +104,6 @@ void bind_einsum(py::module_& m);
 void bind_autodiff(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_symmetric(py::module_& m);
+void bind_fft(py::module_& m);  // the submodule _fft, imported as tenferro.fft
 
 }  // namespace tenferro::python

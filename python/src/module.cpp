@@ -17,5 +17,6 @@ PYBIND11_MODULE(_tenferro, m) {
   tp::bind_custom_rules(m);
   tp::bind_runtime(m);
   tp::bind_symmetric(m);  // the submodule _symmetric, imported as tenferro.symmetric
+  tp::bind_fft(m);        // the submodule _fft, imported as tenferro.fft
   m.attr("RELEASE_GIL_ELEMENTS") = tp::kReleaseElements;
 }

@@ -36,6 +36,7 @@ from . import _array_api  # noqa: E402
 
 _array_api.install(globals())
 from . import linalg  # noqa: E402,F401
+from . import fft  # noqa: E402,F401  (tenferro.fft: the fft extension)
 
 
 def _iter(self):
