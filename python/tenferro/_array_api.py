@@ -291,7 +291,7 @@ _c_setitem = Tensor.__setitem__
 
 
 def _is_array_key(k):
-    return isinstance(k, (Tensor, np.ndarray, list))
+    return isinstance(k, (Tensor, np.ndarray, list, builtins.bool, np.bool_))
 
 
 def _key_array(k):
@@ -321,6 +321,8 @@ def _advanced(x, key):
                         f"{a.shape[i]}")
             lin = np.flatnonzero(a)
             return lin, lin.shape, k
+    if builtins.any(isinstance(k, (builtins.bool, np.bool_)) for k in items):
+        raise _tf.UnsupportedError("a boolean index (True/False or a mask) must be the sole index")
     arrays = []
     rest = list(items)
     while rest and (_is_array_key(rest[0]) or (isinstance(rest[0], int)

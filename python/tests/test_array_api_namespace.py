@@ -389,6 +389,19 @@ def test_setitem_on_strided_view_and_cast():
     np.testing.assert_array_equal(np.asarray(y), np.array([1, 0, 2], np.int32))
 
 
+def test_python_bool_key():
+    a = arr((3, 4))
+    for key in (True, False, np.bool_(True)):
+        np.testing.assert_array_equal(np.asarray(tf.asarray(a)[key]), a[key])
+        x = tf.asarray(a.copy())
+        x[key] = -1.0
+        want = a.copy()
+        want[key] = -1.0
+        np.testing.assert_array_equal(np.asarray(x), want)
+    with pytest.raises(tf.UnsupportedError):
+        tf.asarray(a)[True, 0]
+
+
 def test_index_errors():
     x = tf.asarray(arr((3, 4)))
     with pytest.raises(IndexError):
