@@ -325,8 +325,7 @@ def _advanced(x, key):
         raise _tf.UnsupportedError("a boolean index (True/False or a mask) must be the sole index")
     arrays = []
     rest = list(items)
-    while rest and (_is_array_key(rest[0]) or (isinstance(rest[0], int)
-                                                and not isinstance(rest[0], builtins.bool))):
+    while rest and (_is_array_key(rest[0]) or hasattr(type(rest[0]), "__index__")):
         arrays.append(rest.pop(0))
     if not builtins.any(_is_array_key(a) for a in arrays):
         return None

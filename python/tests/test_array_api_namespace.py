@@ -16,6 +16,10 @@ NP = {tf.bool: np.bool_, tf.int32: np.int32, tf.int64: np.int64, tf.float32: np.
       tf.float64: np.float64, tf.complex64: np.complex64, tf.complex128: np.complex128}
 
 
+def _np_key(k):
+    return np.array(k, dtype=np.int64) if isinstance(k, list) else k
+
+
 def arr(shape=(3, 4), dtype=np.float64):
     return np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
 
@@ -317,18 +321,18 @@ GET_KEYS = [
     1, -1, slice(None, None, -1), (Ellipsis, 1), (None, 1), (1, None, slice(1, 3)),
     (slice(0, 3, 2), Ellipsis, 1), [0, 2], [[0, 1], [2, 2]], ([0, 2], [1, 3]),
     ([[0], [2]], [1, 3]), ([0, -1], 1), (1, [0, 3]), ([2, 0], Ellipsis), ([0, 1], slice(None)),
+    (np.int64(2), [0, 3]), [], ([], []),
 ]
 
 
 @pytest.mark.parametrize("key", GET_KEYS, ids=[repr(k) for k in GET_KEYS])
 def test_getitem_like_numpy(key):
     a = arr((3, 4, 2))
-    nkey = tuple(np.array(k) if isinstance(k, list) else k for k in key) \
-        if isinstance(key, tuple) else (np.array(key) if isinstance(key, list) else key)
+    nkey = tuple(_np_key(k) for k in key) if isinstance(key, tuple) else _np_key(key)
     np.testing.assert_array_equal(np.asarray(tf.asarray(a)[key]), a[nkey])
     # Integer-array keys given as Tensors.
-    tkey = tuple(tf.asarray(k) if isinstance(k, list) else k for k in key) \
-        if isinstance(key, tuple) else (tf.asarray(key) if isinstance(key, list) else key)
+    tkey = tuple(tf.asarray(_np_key(k)) if isinstance(k, list) else k for k in key) \
+        if isinstance(key, tuple) else (tf.asarray(_np_key(key)) if isinstance(key, list) else key)
     np.testing.assert_array_equal(np.asarray(tf.asarray(a)[tkey]), a[nkey])
 
 
