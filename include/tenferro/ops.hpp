@@ -5,6 +5,7 @@
 #include "tenferro/ops/contract.hpp"
 #include "tenferro/ops/creation.hpp"
 #include "tenferro/ops/elementwise.hpp"
+#include "tenferro/ops/fft.hpp"
 #include "tenferro/ops/indexing.hpp"
 #include "tenferro/ops/linalg.hpp"
 #include "tenferro/ops/reduce.hpp"

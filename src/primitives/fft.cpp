@@ -236,6 +236,9 @@ std::pair<std::vector<I>, std::vector<I>> nd_args(const char* op, const Tensor& 
                                                   dims_to_string(x.shape()) + ")");
     for (I a = rank - k; a < rank; ++a) ax.push_back(a);
   }
+  if (ax.empty())
+    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": needs at least one axis, got " +
+                                                "none for shape " + dims_to_string(x.shape()));
   std::vector<I> sz;
   for (std::size_t i = 0; i < ax.size(); ++i) {
     if (s) {
@@ -266,9 +269,6 @@ Tensor real_nd(const char* op, bool inverse, const Tensor& x,
                const std::optional<std::vector<I>>& s, const std::optional<std::vector<I>>& axes,
                FftNorm norm) {
   auto [sz, ax] = nd_args(op, x, s, axes, inverse);
-  if (ax.empty())
-    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": needs at least one axis, got " +
-                                                "none for shape " + dims_to_string(x.shape()));
   check_input(op, x);
   if (!inverse) {
     Tensor y = transform(FftKind::r2c, x, sz.back(), ax.back(), norm);

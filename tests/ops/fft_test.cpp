@@ -291,6 +291,10 @@ TEST(Fft, BadInputsAreTypedErrors) {
                {"rfftn", "more than"});
   expect_error(ErrorKind::InvalidArgument, [&] { (void)irfftn(z, std::vector<i64>{0}); },
                {"irfftn", "n must be at least 1"});
+  expect_error(ErrorKind::InvalidArgument, [&] { (void)fftn(z, std::nullopt, std::vector<i64>{}); },
+               {"fftn", "at least one axis"});
+  expect_error(ErrorKind::InvalidArgument, [&] { (void)ifftn(full({}, 1.0)); },
+               {"ifftn", "at least one axis"});
   expect_error(ErrorKind::InvalidArgument, [&] { (void)fftfreq(0); }, {"fftfreq"});
   expect_error(ErrorKind::InvalidArgument, [&] { (void)rfftfreq(4, 1.0, DType::c64); },
                {"rfftfreq", "c64"});

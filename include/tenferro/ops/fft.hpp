@@ -53,7 +53,8 @@ Tensor irfft(const Tensor& x, std::optional<std::int64_t> n = std::nullopt, std:
 
 /// n-dimensional forms (NumPy's rules): `axes` default to the last len(s) axes when s is given,
 /// else all axes; `s` defaults to the input's lengths along `axes` (irfftn: 2 (m - 1) on the last
-/// one). rfftn takes the real transform along the last of `axes`; irfftn inverts that.
+/// one). rfftn takes the real transform along the last of `axes`; irfftn inverts that. No axes
+/// at all (axes = {}, s = {}, or a 0-d x) is InvalidArgument.
 Tensor fftn(const Tensor& x, std::optional<std::vector<std::int64_t>> s = std::nullopt,
             std::optional<std::vector<std::int64_t>> axes = std::nullopt,
             FftNorm norm = FftNorm::backward);

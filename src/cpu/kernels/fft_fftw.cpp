@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/alloc.hpp"
 #include "core/strided.hpp"
 #include "cpu/bounded_cache.hpp"
 #include "tenferro/error.hpp"
@@ -47,7 +48,8 @@ struct PlanKey {
   FftKind kind;
   bool single;
   int align_in, align_out;
-  std::vector<I> dims;  // n, is, os, then (size, is, os) per batch dimension
+  // n, is, os, then (size, is, os) per batch dimension (inline up to rank 4: no heap use)
+  SmallVector<I, 12> dims;
   bool operator==(const PlanKey&) const = default;
 };
 struct PlanKeyHash {
@@ -75,7 +77,7 @@ struct Fftw<double> {
   using plan = fftw_plan;
   using cx = fftw_complex;
   using iodim = fftw_iodim64;
-  static int align(const void* p) { return fftw_alignment_of((double*)p); }
+  static int align(void* p) { return fftw_alignment_of(static_cast<double*>(p)); }
   static plan dft(int rank, const iodim* d, int hr, const iodim* h, void* in, void* out, int sign,
                   unsigned f) {
     return fftw_plan_guru64_dft(rank, d, hr, h, static_cast<cx*>(in), static_cast<cx*>(out), sign,
@@ -106,7 +108,7 @@ struct Fftw<float> {
   using plan = fftwf_plan;
   using cx = fftwf_complex;
   using iodim = fftwf_iodim64;
-  static int align(const void* p) { return fftwf_alignment_of((float*)p); }
+  static int align(void* p) { return fftwf_alignment_of(static_cast<float*>(p)); }
   static plan dft(int rank, const iodim* d, int hr, const iodim* h, void* in, void* out, int sign,
                   unsigned f) {
     return fftwf_plan_guru64_dft(rank, d, hr, h, static_cast<cx*>(in), static_cast<cx*>(out), sign,
@@ -137,29 +139,28 @@ template <class R>
 void run(ExecContext& ctx, FftKind kind, const Tensor& x, Tensor& out, I axis, I n, double scale,
          const char* op) {
   using F = Fftw<R>;
-  const bool real_in = kind == FftKind::r2c;
-  const std::size_t in_elem = real_in ? sizeof(R) : 2 * sizeof(R);
   const Dims& shape = x.shape();
   // FFTW reads strided input directly when every stride is positive; c2r destroys its input and
   // other layouts (negative or zero strides) are copied into contiguous scratch first.
   bool copy = kind == FftKind::c2r;
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (shape[d] > 1 && x.strides()[d] <= 0) copy = true;
-  std::vector<R> scratch;
+  StoragePtr scratch;  // from the engine's pool, as the op's output
   void* in = x.data_ptr();
   Dims is(x.strides().begin(), x.strides().end());
   if (copy) {
-    scratch.resize(static_cast<std::size_t>(x.numel()) * (real_in ? 1 : 2));
-    copy_to_contiguous(x, scratch.data(), x.dtype());
-    in = scratch.data();
+    scratch = StoragePtr(ctx.allocate(checked_bytes(x.numel(), x.dtype(), op)));
+    copy_to_contiguous(x, scratch->data, x.dtype());
+    in = scratch->data;
     is = contiguous_strides(shape);
   }
   const Dims os = contiguous_strides(out.shape());
   const std::size_t a = static_cast<std::size_t>(axis);
   PlanKey key{kind, std::is_same_v<R, float>, F::align(in), F::align(out.data_ptr()), {}};
-  key.dims = {n, is[a], os[a]};
+  for (I v : {n, is[a], os[a]}) key.dims.push_back(v);
   for (std::size_t d = 0; d < shape.size(); ++d)
-    if (d != a && shape[d] != 1) key.dims.insert(key.dims.end(), {shape[d], is[d], os[d]});
+    if (d != a && shape[d] != 1)
+      for (I v : {shape[d], is[d], os[d]}) key.dims.push_back(v);
   auto& cache = ctx.cache<FftPlanCache>().map;
   std::shared_ptr<Plan>* found = cache.find(key);
   std::shared_ptr<Plan> plan = found ? *found : nullptr;
@@ -216,7 +217,5 @@ void fft_kernel(ExecContext& ctx, FftKind kind, const Tensor& in, Tensor& out, s
   else
     run<float>(ctx, kind, in, out, axis, n, scale, op);
 }
-
-std::size_t fft_plan_cache_size(ExecContext& ctx) { return ctx.cache<FftPlanCache>().map.size(); }
 
 }  // namespace tenferro::detail

@@ -32,7 +32,4 @@ enum class FftKind : std::uint8_t { forward, backward, r2c, c2r };
 void fft_kernel(ExecContext& ctx, FftKind kind, const Tensor& in, Tensor& out, std::int64_t axis,
                 std::int64_t n, double scale, const char* op);
 
-/// Number of plans the calling engine's FFT plan cache holds (tests).
-std::size_t fft_plan_cache_size(ExecContext& ctx);
-
 }  // namespace tenferro::detail
