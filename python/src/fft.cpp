@@ -44,8 +44,9 @@ void bind_fft(py::module_& m) {
   py::module_ f = m.def_submodule(
       "_fft", "The Array API fft extension (C++ tenferro/ops/fft.hpp); import it as tenferro.fft");
   f.attr("__name__") = "tenferro.fft";
-  const std::pair<const char*, OneD> one_d[] = {
-      {"fft", &fft}, {"ifft", &ifft}, {"rfft", &rfft}, {"irfft", &irfft}};
+  const std::pair<const char*, OneD> one_d[] = {{"fft", &fft},   {"ifft", &ifft},
+                                                {"rfft", &rfft}, {"irfft", &irfft},
+                                                {"hfft", &hfft}, {"ihfft", &ihfft}};
   for (auto [name, fn] : one_d)
     f.def(
         name,

@@ -1,7 +1,7 @@
 """tenferro.fft: the Array API 2023.12 fft extension (docs/python.md, "FFT") over the C++ ops of
-tenferro/ops/fft.hpp (FFTW underneath): fft, ifft, rfft, irfft, fftn, ifftn, rfftn, irfftn,
-fftfreq, rfftfreq, fftshift, ifftshift, with the standard's keywords (n=, axis=, norm=, s=, axes=,
-d=). Every transform is differentiable and works in traced programs.
+tenferro/ops/fft.hpp (FFTW underneath): fft, ifft, rfft, irfft, hfft, ihfft, fftn, ifftn, rfftn,
+irfftn, fftfreq, rfftfreq, fftshift, ifftshift, with the standard's keywords (n=, axis=, norm=,
+s=, axes=, d=). Every transform is differentiable and works in traced programs.
 
     import tenferro as tf
     X = tf.fft.rfft(tf.asarray([1.0, 2.0, 3.0, 4.0]), norm="ortho")

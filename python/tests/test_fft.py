@@ -26,11 +26,11 @@ def _np(t):
 
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("length", [1, 2, 5, 8, 12, 17])
-@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft"])
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
 def test_one_dimensional_matches_numpy(name, length, norm):
-    x = _r((3, length)) if name == "rfft" else _c((3, length))
+    x = _r((3, length)) if name in ("rfft", "ihfft") else _c((3, length))
     ns = [None, length + 3] + ([length - 1] if length > 1 else [])
-    if name == "irfft":
+    if name in ("irfft", "hfft"):
         ns = [n for n in ns if n is not None] + ([None] if length > 1 else [])
     for n in ns:
         got = getattr(tf.fft, name)(tf.asarray(x), n=n, norm=norm)

@@ -183,8 +183,17 @@ double scale_of(FftNorm norm, I n, bool inverse) {
   return 1.0;
 }
 
-Tensor transform(FftKind kind, const Tensor& x0, std::optional<I> n_opt, I axis, FftNorm norm) {
-  const char* op = kind_name(kind);
+// hfft/ihfft are irfft/rfft with the direction of the scaling swapped (NumPy).
+FftNorm swapped(FftNorm norm) {
+  return norm == FftNorm::backward  ? FftNorm::forward
+         : norm == FftNorm::forward ? FftNorm::backward
+                                    : norm;
+}
+
+// `name`: the public op the errors name (default: the kind's own).
+Tensor transform(FftKind kind, const Tensor& x0, std::optional<I> n_opt, I axis, FftNorm norm,
+                 const char* name = nullptr) {
+  const char* op = name ? name : kind_name(kind);
   check_input(op, x0);
   const I a = normalize_axis(axis, x0.rank(), op);
   const I len = x0.shape()[static_cast<std::size_t>(a)];
@@ -327,6 +336,19 @@ Tensor rfft(const Tensor& x, std::optional<std::int64_t> n, std::int64_t axis, F
 }
 Tensor irfft(const Tensor& x, std::optional<std::int64_t> n, std::int64_t axis, FftNorm norm) {
   return detail::transform(FftKind::c2r, x, n, axis, norm);
+}
+
+Tensor hfft(const Tensor& x, std::optional<std::int64_t> n, std::int64_t axis, FftNorm norm) {
+  detail::check_input("hfft", x);
+  return detail::transform(FftKind::c2r, conj(x), n, axis, detail::swapped(norm), "hfft");
+}
+Tensor ihfft(const Tensor& x, std::optional<std::int64_t> n, std::int64_t axis, FftNorm norm) {
+  detail::check_input("ihfft", x);
+  if (is_complex(x.dtype()))
+    throw Error(ErrorKind::DTypeMismatch,
+                std::string("ihfft: expected a real floating input, got ") +
+                    std::string(dtype_name(x.dtype())) + " " + dims_to_string(x.shape()));
+  return conj(detail::transform(FftKind::r2c, x, n, axis, detail::swapped(norm), "ihfft"));
 }
 
 Tensor fftn(const Tensor& x, std::optional<std::vector<std::int64_t>> s,

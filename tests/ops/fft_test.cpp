@@ -204,6 +204,38 @@ TEST(Fft, RoundTripsReturnTheInput) {
       }
 }
 
+TEST(Fft, HermitianTransformsAreIrfftAndRfftWithTheScalingSwapped) {
+  const Tensor z = randn({2, 5}, 61, DType::c128);
+  const Tensor r = randn({2, 9}, 62);
+  const Ref zc = values_of(conj(z)), rv = values_of(r);
+  const FftNorm swap[] = {FftNorm::forward, FftNorm::ortho, FftNorm::backward};
+  for (int i = 0; i < 3; ++i) {
+    for (i64 n : {8, 9, 3})
+      EXPECT_TRUE(matches(hfft(z, n, -1, kNorms[i]), ref(zc, 1, K::c2r, n, swap[i]), 1e-13));
+    EXPECT_EQ(hfft(z, std::nullopt, -1, kNorms[i]).shape(), (Dims{2, 8}));
+    const Ref want = ref(rv, 1, K::r2c, 9, swap[i]);
+    Ref conj_want = want;
+    for (LD& v : conj_want.v) v = std::conj(v);
+    EXPECT_TRUE(matches(ihfft(r, std::nullopt, -1, kNorms[i]), conj_want, 1e-13));
+    // ihfft inverts hfft on a real signal.
+    EXPECT_TRUE(
+        allclose(hfft(ihfft(r, std::nullopt, -1, kNorms[i]), 9, -1, kNorms[i]), r, 1e-13, 1e-13));
+  }
+  expect_error(ErrorKind::InvalidArgument, [&] { (void)hfft(z, 0); }, {"hfft", "at least 1"});
+  expect_error(ErrorKind::DTypeMismatch, [&] { (void)ihfft(z); }, {"ihfft", "real"});
+  for (FftNorm norm : kNorms) {
+    EXPECT_TRUE(adtest::check_vjp(
+        [&](std::span<const Tensor> in) { return std::vector<Tensor>{hfft(in[0], 7, -1, norm)}; },
+        {z}));
+    EXPECT_TRUE(adtest::check_jvp(
+        [&](std::span<const Tensor> in) { return std::vector<Tensor>{ihfft(in[0], 6, 0, norm)}; },
+        {r}));
+    EXPECT_TRUE(adtest::check_vjp(
+        [&](std::span<const Tensor> in) { return std::vector<Tensor>{ihfft(in[0], 6, 0, norm)}; },
+        {r}));
+  }
+}
+
 TEST(Fft, NDimensionalFormsMatchTheReferenceAlongEachAxis) {
   const Tensor z = randn({3, 4, 5}, 21, DType::c128);
   const Tensor r = randn({3, 4, 5}, 22);

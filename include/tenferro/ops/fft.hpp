@@ -7,16 +7,19 @@
 // Definitions (as NumPy): fft computes X[k] = sum_j x[j] exp(-2 pi i jk/n), ifft uses exp(+...);
 // rfft returns the n/2+1 non-negative frequencies of a real x; irfft is the inverse of rfft and
 // returns n reals (default n = 2 (m - 1) for m inputs along the axis; the imaginary parts of
-// the first input and, for even n, of input n/2 are ignored, as NumPy). `n` crops or zero-pads
-// the input along the axis before the transform (for irfft, to n/2+1 inputs). `norm` scales as
-// the standard: backward (default) = no scaling on the forward transforms, 1/n on the inverse
-// ones; ortho = 1/sqrt(n) on both; forward = 1/n on the forward transforms, none on the inverse.
+// the first input and, for even n, of input n/2 are ignored, as NumPy); hfft/ihfft are NumPy's
+// Hermitian pair (irfft of conj(x) and conj of rfft, the scaling direction swapped). `n` crops or
+// zero-pads the input along the axis before the transform (for irfft, to n/2+1 inputs). `norm`
+// scales as the standard: backward (default) = no scaling on the forward transforms, 1/n on the
+// inverse ones; ortho = 1/sqrt(n) on both; forward = 1/n on the forward transforms, none on the
+// inverse.
 //
 // dtypes: f32/c64 compute in single precision (fftwf) and return c64 (irfft: f32); f64/c128 in
-// double precision (fftw), returning c128 (irfft: f64). fft/ifft/irfft accept real inputs (promoted
-// to complex, as NumPy); rfft of a complex input is DTypeMismatch; bool and integer inputs are
-// DTypeMismatch for every transform. Errors (tenferro::Error naming the op): n < 1 and an axis out
-// of range are InvalidArgument, as are a 0-d input, duplicate axes or s/axes of different lengths.
+// double precision (fftw), returning c128 (irfft: f64). fft/ifft/irfft/hfft accept real inputs
+// (promoted to complex, as NumPy); rfft and ihfft of a complex input are DTypeMismatch; bool and
+// integer inputs are DTypeMismatch for every transform. Errors (tenferro::Error naming the op):
+// n < 1 and an axis out of range are InvalidArgument, as are a 0-d input, no axes for an n-d form,
+// duplicate axes or s/axes of different lengths.
 // Results are fresh contiguous tensors; inputs may have any strides.
 //
 // Autodiff: every transform is linear, so its forward rule is itself applied to the tangent. The
@@ -49,6 +52,15 @@ Tensor rfft(const Tensor& x, std::optional<std::int64_t> n = std::nullopt, std::
 /// The inverse of rfft: n reals along `axis` (default 2 (m - 1) for m inputs; n = 1 from m = 1
 /// is not the default and must be given).
 Tensor irfft(const Tensor& x, std::optional<std::int64_t> n = std::nullopt, std::int64_t axis = -1,
+             FftNorm norm = FftNorm::backward);
+/// The transform of a Hermitian-symmetric signal given by its first half x (m entries): n reals
+/// (default 2 (m - 1)), NumPy's hfft = irfft(conj(x), n) with the norm's direction swapped
+/// (backward <-> forward), so hfft with norm backward is unscaled. Complex input (real promoted).
+Tensor hfft(const Tensor& x, std::optional<std::int64_t> n = std::nullopt, std::int64_t axis = -1,
+            FftNorm norm = FftNorm::backward);
+/// The inverse of hfft for a real x: conj(rfft(x, n)) with the norm's direction swapped (so 1/n
+/// with norm backward), n/2+1 complex outputs.
+Tensor ihfft(const Tensor& x, std::optional<std::int64_t> n = std::nullopt, std::int64_t axis = -1,
              FftNorm norm = FftNorm::backward);
 
 /// n-dimensional forms (NumPy's rules): `axes` default to the last len(s) axes when s is given,
