@@ -68,3 +68,26 @@ TEST(FftConcurrency, ThreadsSharingOneBackend) {
   for (std::thread& t : ts) t.join();
   for (int f : failures) EXPECT_EQ(f, 0);
 }
+
+TEST(FftConcurrency, ClearingCachesWhileAnotherBackendPlans) {
+  // Destroying plans (clear_caches takes the planner lock per plan) races with planning elsewhere.
+  const std::vector<Case> cs = make_cases();
+  CpuBackend a(CpuBackendOptions{.threads = 1});
+  int failures = 0, planner_failures = 0;
+  std::thread planner([&] {
+    CpuBackend b(CpuBackendOptions{.threads = 1});
+    BackendGuard use(b);
+    run_all(cs, 3, planner_failures);
+  });
+  for (int r = 0; r < 3; ++r) {
+    {
+      BackendGuard use(a);
+      for (const Case& c : cs)
+        if (!allclose(fft(c.x), c.fx, 0, 0)) ++failures;
+    }
+    a.clear_caches();
+  }
+  planner.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(planner_failures, 0);
+}

@@ -8,7 +8,12 @@
 // the op's real input and output is safe. A plan fits every pair of arrays with the same layout
 // and the same alignment (fftw_alignment_of), so the engine's bounded plan cache is keyed by
 // (kind, precision, n, strides along the axis, batch sizes and strides, input and output
-// alignment); the engine borrow serialises the cache itself (bounded_cache.hpp).
+// alignment); the engine borrow serialises the cache itself (bounded_cache.hpp). A cached plan is
+// held by a shared_ptr while it runs, so an eviction (or CpuBackend::clear_caches) never frees a
+// plan in use; the planner lock is never held while taking another lock, and the cache insert
+// (which may evict, and so destroy, a plan) happens after it is released. The lock is ours, so
+// another library in the process that plans with FFTW on its own threads is not covered
+// (fftw_make_planner_thread_safe lives in libfftw3_threads, which we do not link).
 #pragma once
 
 #include <cstdint>
