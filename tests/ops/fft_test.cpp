@@ -172,11 +172,17 @@ TEST(Fft, RealInputsArePromotedForFftIfftAndIrfft) {
   EXPECT_EQ(fft(randn({4}, 1, DType::f32)).dtype(), DType::c64);
 }
 
-TEST(Fft, EveryAxisOfThreeDimensionalAndPermutedInputs) {
+TEST(Fft, EveryAxisOfThreeDimensionalAndStridedInputs) {
   for (bool dbl : {true, false})
     for (K k : {K::fwd, K::bwd, K::r2c, K::c2r}) {
       const Tensor base = randn({3, 4, 5}, 11, in_dtype(k, dbl));
-      for (const Tensor& x : {base, permute(base, {2, 0, 1}), slice(base, 2, 1, 5)}) {
+      // Contiguous, permuted, offset (another alignment), flipped (negative strides) and
+      // broadcast (zero strides) inputs: the last two go through a copy.
+      const Tensor views[] = {base, permute(base, {2, 0, 1}), slice(base, 2, 1, 5), flip(base, {1}),
+                              broadcast_to(slice(base, 0, 0, 1), {3, 4, 5})};
+      EXPECT_LT(views[3].strides()[1], 0);
+      EXPECT_EQ(views[4].strides()[0], 0);
+      for (const Tensor& x : views) {
         const Ref xv = values_of(x);
         for (i64 axis : {0, 1, 2, -1, -3}) {
           const i64 a = axis < 0 ? axis + 3 : axis;
