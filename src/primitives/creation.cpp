@@ -4,6 +4,7 @@
 #include "tenferro/ops/creation.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,13 @@ Tensor linspace(Scalar start, Scalar stop, std::int64_t num, bool endpoint,
                                               " is real; expected a complex dtype (c64, c128)");
   const std::int64_t div = endpoint ? num - 1 : num;
   const Scalar step = div > 0 ? (stop - start) / static_cast<double>(div) : Scalar(0);
-  std::vector<c128> v(static_cast<std::size_t>(num));
+  std::vector<c128> v;
+  try {  // a num too large for memory is OutOfMemory naming linspace, not std::bad_alloc
+    v.resize(static_cast<std::size_t>(num));
+  } catch (const std::exception&) {
+    throw Error(ErrorKind::OutOfMemory, "linspace: cannot allocate num = " + std::to_string(num) +
+                                            " elements; expected a num that fits in memory");
+  }
   for (std::int64_t i = 0; i < num; ++i)
     v[static_cast<std::size_t>(i)] = start + static_cast<double>(i) * step;
   if (endpoint && num > 1) v.back() = stop;

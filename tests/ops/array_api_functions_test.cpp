@@ -361,6 +361,8 @@ TEST(ArrayApiCreation, LinspaceEyeAndLike) {
   EXPECT_EQ(z.dtype(), DType::c128);
   EXPECT_EQ(vals(z)[1], c128(1, 2));
   expect_error(ErrorKind::InvalidArgument, [] { (void)linspace(0.0, 1.0, -1); }, {"linspace"});
+  expect_error(ErrorKind::OutOfMemory,
+               [] { (void)linspace(0.0, 1.0, std::numeric_limits<i64>::max() / 2); }, {"linspace"});
   expect_error(ErrorKind::DTypeMismatch,
                [] { (void)linspace(Scalar(0, 1), 1.0, 3, true, DType::f64); }, {"linspace"});
 
