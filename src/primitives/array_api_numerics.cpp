@@ -105,6 +105,13 @@ Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> ma
                   "clip: bound " + detail::round_trip(s->real()) + " + " +
                       detail::round_trip(s->imag()) + "i is complex; expected real bounds (x " +
                       dims_to_string(x.shape()) + " " + std::string(dtype_name(x.dtype())) + ")");
+  // An integer x cannot hold the NaN result of a NaN bound (cast() would turn it into 0).
+  for (const std::optional<Scalar>& s : {min, max})
+    if (s && std::isnan(s->real()) && is_integral(x.dtype()))
+      throw Error(ErrorKind::InvalidArgument,
+                  "clip: bound NaN for an integer x " + dims_to_string(x.shape()) + " " +
+                      std::string(dtype_name(x.dtype())) +
+                      "; expected a number (the NaN result has no integer value)");
   // A scalar bound becomes a 0-d tensor of x's dtype (cast() semantics for integers).
   const auto bound = [&](const std::optional<Scalar>& s) {
     return s ? scalar_tensor(*s, x.dtype()) : Tensor();

@@ -214,6 +214,12 @@ TEST(ArrayApiClip, ErrorsAndGradients) {
   expect_error(ErrorKind::DTypeMismatch, [&] { (void)clip(ones({2}), z, Tensor()); },
                {"clip", "min"});
   expect_error(ErrorKind::ShapeMismatch, [&] { (void)clip(ones({2}), ones({3}), Tensor()); });
+  // A NaN bound for an integer x (whose result cannot be NaN) is an error, not a bound of 0.
+  expect_error(ErrorKind::InvalidArgument,
+               [] {
+                 (void)clip(from_values({1, 2}, {2}, DType::i64), std::nullopt, kNaN);
+               },
+               {"clip", "NaN"});
   // Gradients in x and both tensor bounds, away from ties.
   const Tensor x = from_values({-2.0, -0.3, 0.1, 0.7, 3.0}, {5});
   const Tensor lo = from_values({-1.0, -1.0, 0.4, -1.0, -1.0}, {5});
