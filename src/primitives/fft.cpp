@@ -279,6 +279,10 @@ Tensor real_nd(const char* op, bool inverse, const Tensor& x,
                FftNorm norm) {
   auto [sz, ax] = nd_args(op, x, s, axes, inverse);
   check_input(op, x);
+  if (!inverse && is_complex(x.dtype()))
+    throw Error(ErrorKind::DTypeMismatch,
+                std::string(op) + ": expected a real floating input, got " +
+                    std::string(dtype_name(x.dtype())) + " " + dims_to_string(x.shape()));
   if (!inverse) {
     Tensor y = transform(FftKind::r2c, x, sz.back(), ax.back(), norm);
     for (std::size_t i = ax.size() - 1; i-- > 0;)

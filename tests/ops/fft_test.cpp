@@ -303,6 +303,7 @@ TEST(Fft, BadInputsAreTypedErrors) {
   expect_error(ErrorKind::InvalidArgument, [&] { (void)rfft(randn({3}, 1), std::nullopt, -2); },
                {"rfft"});
   expect_error(ErrorKind::DTypeMismatch, [&] { (void)rfft(z); }, {"rfft", "real", "c128"});
+  expect_error(ErrorKind::DTypeMismatch, [&] { (void)rfftn(z); }, {"rfftn", "real", "c128"});
   expect_error(ErrorKind::DTypeMismatch, [&] { (void)fft(zeros({4}, DType::i32)); },
                {"fft", "i32"});
   expect_error(ErrorKind::InvalidArgument, [&] { (void)fft(full({}, 1.0)); }, {"fft", "0-d"});
