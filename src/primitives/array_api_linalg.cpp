@@ -70,7 +70,9 @@ void require_square(const Tensor& x, const char* op) {
 
 Tensor vecdot(const Tensor& a, const Tensor& b, std::int64_t axis) {
   const PairAxis p = pair_axis(a, b, axis, "vecdot");
-  return sum(conj(a) * b, {p.out});
+  const Tensor prod = conj(a) * b;
+  const Tensor s = sum(prod, {p.out});  // sum widens i32 to i64; the result is promote(a, b)
+  return s.dtype() == prod.dtype() ? s : cast(s, prod.dtype());
 }
 
 Tensor cross(const Tensor& a, const Tensor& b, std::int64_t axis) {

@@ -397,6 +397,11 @@ TEST(ArrayApiCreation, LinspaceEyeAndLike) {
 // ---- linalg ----
 
 TEST(ArrayApiLinalg, VecdotConjugatesTheFirstArgument) {
+  // Integers keep the promoted dtype (sum alone would widen i32 to i64).
+  const Tensor vi =
+      vecdot(from_values({1, 2}, {2}, DType::i32), from_values({3, 4}, {2}, DType::i32));
+  EXPECT_EQ(vi.dtype(), DType::i32);
+  EXPECT_EQ(vi.to_vector<std::int32_t>(), std::vector<std::int32_t>{11});
   const Tensor a = randn({2, 3}, 1, DType::c128), b = randn({3}, 2, DType::c128);
   const Tensor v = vecdot(a, b);
   EXPECT_EQ(v.shape(), Dims{2});
