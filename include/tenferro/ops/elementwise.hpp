@@ -172,7 +172,8 @@ Tensor clamp(const Tensor& x, Scalar lo, Scalar hi);
 /// clamp): NaN in x, in min or in max gives NaN there (NumPy 1.24's np.clip propagates a NaN of
 /// x but ignores a NaN bound). Where min > max the result is max (NumPy: minimum(maximum(x,
 /// min), max)). Real dtypes, bool excluded (DTypeMismatch for complex or bool x or bounds; a
-/// complex Scalar bound is DTypeMismatch too). Gradient: to x where min <= x <= max (bounds
+/// complex Scalar bound is DTypeMismatch too; a NaN Scalar bound for an integer x, which could
+/// not hold the NaN, is InvalidArgument). Gradient: to x where min <= x <= max (bounds
 /// included, as clamp and PyTorch), to min where x < min, to max where the result is clipped by
 /// max; NaN positions send it to the NaN operand.
 Tensor clip(const Tensor& x, const Tensor& min, const Tensor& max);
