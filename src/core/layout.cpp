@@ -1,9 +1,9 @@
 // Layout records (Note [Layout record] in tenferro/detail/layout.hpp).
 #include <bit>
-#include <limits>
 #include <new>
 
 #include "core/pool.hpp"
+#include "core/strided.hpp"
 #include "tenferro/tensor.hpp"
 
 namespace tenferro::detail {
@@ -38,11 +38,6 @@ std::uint64_t layout_hash(DType dtype, const Dims& shape, const Dims& strides) n
     w = std::rotl(w, 7) ^ static_cast<std::uint64_t>(strides[i]);
   }
   return w;
-}
-
-std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {
-  std::int64_t r = 0;
-  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
 }
 
 }  // namespace

@@ -10,6 +10,14 @@
 
 namespace tenferro::detail {
 
+/// a * b for a, b >= 0, INT64_MAX when the product does not fit: strides and element counts of a
+/// zero-sized shape such as [0, 2^62, 4] saturate instead of wrapping (they never address an
+/// element).
+inline std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {
+  std::int64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
+}
+
 /// Calls f(element_offset) for every element of (shape, strides, offset) in row-major logical
 /// order. The innermost dimension runs as a plain loop.
 template <class F>

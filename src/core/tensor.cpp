@@ -19,16 +19,6 @@ std::string dims_to_string(std::span<const std::int64_t> dims) {
   return s + "]";
 }
 
-namespace {
-// a * b for a, b >= 0, INT64_MAX when the product does not fit. Strides of a zero-sized shape
-// such as [0, 2^62, 4] (whose later dimensions overflow) saturate instead of wrapping; they are
-// never used to address an element.
-std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {
-  std::int64_t r = 0;
-  return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
-}
-}  // namespace
-
 std::int64_t dims_numel(std::span<const std::int64_t> shape) {
   std::int64_t n = 1;
   bool zero = false, saturated = false;
@@ -47,7 +37,7 @@ Dims contiguous_strides(std::span<const std::int64_t> shape) {
   std::int64_t acc = 1;
   for (std::size_t i = shape.size(); i-- > 0;) {
     s[i] = acc;
-    acc = saturating_mul(acc, shape[i] == 0 ? 1 : shape[i]);
+    acc = detail::saturating_mul(acc, shape[i] == 0 ? 1 : shape[i]);
   }
   return s;
 }
