@@ -152,26 +152,8 @@ HWY_INLINE void capply_reflector(const Tile<D>& t, CCol<R> v, int rows, hn::Vec<
   if (hn::AllFalse(d, active)) return;
   for (int j = 0; j < cols; ++j) {
     const CCol<R> c = C.at(j * ld, t.L);
-    // dotc(v, c_j): two interleaved partial sums per part.
-    V r0 = zero, r1 = zero, i0 = zero, i1 = zero;
-    int i = 0;
-    for (; i + 2 <= rows; i += 2) {
-      const V vr0 = t.load(v.re, i), vi0 = t.load(v.im, i), cr0 = t.load(c.re, i),
-              ci0 = t.load(c.im, i);
-      const V vr1 = t.load(v.re, i + 1), vi1 = t.load(v.im, i + 1), cr1 = t.load(c.re, i + 1),
-              ci1 = t.load(c.im, i + 1);
-      r0 = hn::Add(r0, hn::Add(mul(vr0, cr0), mul(vi0, ci0)));
-      i0 = hn::Add(i0, hn::Sub(mul(vr0, ci0), mul(vi0, cr0)));
-      r1 = hn::Add(r1, hn::Add(mul(vr1, cr1), mul(vi1, ci1)));
-      i1 = hn::Add(i1, hn::Sub(mul(vr1, ci1), mul(vi1, cr1)));
-    }
-    if (i < rows) {
-      const V vr0 = t.load(v.re, i), vi0 = t.load(v.im, i), cr0 = t.load(c.re, i),
-              ci0 = t.load(c.im, i);
-      r0 = hn::Add(r0, hn::Add(mul(vr0, cr0), mul(vi0, ci0)));
-      i0 = hn::Add(i0, hn::Sub(mul(vr0, ci0), mul(vi0, cr0)));
-    }
-    const V sr = hn::Add(r0, r1), si = hn::Add(i0, i1);
+    V sr, si;
+    cdotc(t, v, c, rows, sr, si);
     const V wr = hn::Sub(mul(taur, sr), mul(taui, si)), wi = hn::Add(mul(taur, si), mul(taui, sr));
     for (int k = 0; k < rows; ++k) {
       const V vr = t.load(v.re, k), vi = t.load(v.im, k);
