@@ -46,22 +46,12 @@ using namespace tenferro::linalg_test::batched_complex;
 template <class T>
 std::vector<Case<T>> qr_cases(int m, int n, Rng& g) {
   using Real = typename T::value_type;
-  std::vector<Case<T>> cs;
+  std::vector<Case<T>> cs = random_zero_rank1_cases<T>(m, n, g);
   auto random = [&] {
     std::vector<T> a(m * n);
     for (T& x : a) x = crand<T>(g);
     return a;
   };
-  for (int i = 0; i < 4; ++i) cs.push_back({"random" + std::to_string(i), random()});
-  cs.push_back({"zero", std::vector<T>(m * n, T(0))});
-  {
-    std::vector<T> u(m), v(n), a(m * n);
-    for (T& x : u) x = crand<T>(g);
-    for (T& x : v) x = crand<T>(g);
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) a[i * n + j] = u[i] * v[j];
-    cs.push_back({"rank1", a});
-  }
   {
     std::vector<T> a = random(), b = random(), c = random(), e(m * n, T(0));
     for (T& x : a) x = T(x.real(), 0);
