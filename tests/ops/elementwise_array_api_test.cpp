@@ -287,6 +287,28 @@ TEST(ArrayApiElementwise, StandardSpecialCasesForComplexInputs) {
   EXPECT_EQ(c(log10(cscalar(1000.0, -0.0))).real(), 3.0);
 }
 
+// sign: NaN gives NaN (an earlier kernel compared with 0 and gave 0, a wrong value without an
+// error); +-0 give 0; complex NaN in either part gives NaN + NaN j, even next to an infinity.
+TEST(ArrayApiElementwise, SignOfNanIsNanForRealAndComplex) {
+  for (DType dt : {DType::f32, DType::f64}) {
+    const Tensor s = sign(cast(from_vector<double>({kNan, -kInf, -2.0, -0.0, 0.0, kInf}, {6}), dt));
+    const std::vector<double> v = cast(s, DType::f64).to_vector<double>();
+    EXPECT_TRUE(std::isnan(v[0])) << dtype_name(dt);
+    EXPECT_EQ(v[1], -1.0);
+    EXPECT_EQ(v[2], -1.0);
+    EXPECT_EQ(v[3], 0.0);
+    EXPECT_EQ(v[4], 0.0);
+    EXPECT_EQ(v[5], 1.0);
+  }
+  auto c = [](const Tensor& t) { return t.to_vector<c128>()[0]; };
+  for (c128 z : {c128(kNan, 0.0), c128(0.0, kNan), c128(kNan, kInf), c128(kInf, kNan)}) {
+    const c128 s = c(sign(cscalar(z.real(), z.imag())));
+    EXPECT_TRUE(std::isnan(s.real()) && std::isnan(s.imag())) << z;
+  }
+  EXPECT_EQ(c(sign(cscalar(-0.0, 0.0))), c128(0.0, 0.0));
+  EXPECT_EQ(c(sign(cscalar(0.0, -3.0))), c128(0.0, -1.0));
+}
+
 TEST(ArrayApiElementwise, TruncRoundsTowardZeroKeepingSignedZerosAndNonFinites) {
   const std::vector<double> v = {2.7, -2.7, 0.5, -0.5, 0.0, -0.0, kInf, -kInf, kNan, 1e300, 3.0};
   const Tensor x = from_vector<double>(v, {static_cast<i64>(v.size())});

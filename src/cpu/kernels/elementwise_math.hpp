@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <type_traits>
 
 #include "tenferro/dtype.hpp"
@@ -43,10 +44,17 @@ T log1p_of(T z) {
 template <class T>
 T sign_of(T z) {
   if constexpr (is_complex_v<T>) {
+    // The standard's special cases: NaN in either part gives NaN + NaN j (std::abs of
+    // (NaN, inf) is inf, so z / |z| alone would not say NaN), a zero gives 0.
+    const real_t<T> nan = std::numeric_limits<real_t<T>>::quiet_NaN();
+    if (std::isnan(z.real()) || std::isnan(z.imag())) return T(nan, nan);
     const real_t<T> m = std::abs(z);
     return m == 0 ? T(0) : z / m;
   } else if constexpr (std::is_same_v<T, bool>) {
     return z;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (z != z) return z;  // NaN stays NaN (the comparisons below would give 0)
+    return static_cast<T>((z > 0) - (z < 0));
   } else {
     return static_cast<T>((z > 0) - (z < 0));
   }
