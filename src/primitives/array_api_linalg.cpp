@@ -169,6 +169,13 @@ Tensor matrix_rank(const Tensor& x, const Tensor& rtol) {
                                               dims_to_string(batch_of(x)) + " of x " +
                                               dims_to_string(x.shape()));
   }
+  // A NaN rtol is InvalidArgument, as in the scalar form; without this check gt(s, NaN) would
+  // count nothing and report rank 0, a wrong value without an error. A traced rtol has no values
+  // to check: there NaN gives rank 0 (documented; NumPy does the same).
+  if (rtol.has_storage() && rtol.numel() > 0 && any(isnan(rtol)).item<bool>())
+    throw Error(ErrorKind::InvalidArgument, "matrix_rank: rtol " + dims_to_string(rtol.shape()) +
+                                                " " + std::string(dtype_name(rtol.dtype())) +
+                                                " holds a NaN; expected numbers");
   if (!nonempty) return zeros(out_batch, DType::i64);
   return count_above(x, unsqueeze(cast(rtol, real_dtype(x.dtype())), -1));
 }

@@ -4,6 +4,7 @@
 #include "tenferro/ops/creation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <string>
 #include <vector>
@@ -54,8 +55,13 @@ Tensor linspace(Scalar start, Scalar stop, std::int64_t num, bool endpoint,
     v[static_cast<std::size_t>(i)] = start + static_cast<double>(i) * step;
   if (endpoint && num > 1) v.back() = stop;
   if (complex_values) return cast(from_vector<c128>(v, {num}), d);
+  // An integer dtype takes the floor of each value, as NumPy does (a plain cast truncates
+  // toward zero: linspace(-1, 0, 3) would give [-1, 0, 0] instead of [-1, -1, 0]). bool keeps
+  // the cast (nonzero is true), as NumPy, which floors only its integer dtypes.
+  const bool floor_values = is_integral(d) && d != DType::boolean;
   std::vector<double> r(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) r[i] = v[i].real();
+  for (std::size_t i = 0; i < v.size(); ++i)
+    r[i] = floor_values ? std::floor(v[i].real()) : v[i].real();
   return cast(from_vector<double>(r, {num}), d);
 }
 

@@ -363,6 +363,11 @@ TEST(ArrayApiCreation, LinspaceEyeAndLike) {
   for (i64 i = 0; i < 7; ++i)
     EXPECT_NEAR(dvals(l)[static_cast<std::size_t>(i)], 0.1 + 0.1 * i, 1e-15);
   EXPECT_EQ(linspace(0.0, 1.0, 3, true, DType::f32).dtype(), DType::f32);
+  // An integer dtype floors (as NumPy), where a cast would truncate -0.5 to 0.
+  EXPECT_EQ(linspace(-1.0, 0.0, 3, true, DType::i64).to_vector<i64>(),
+            (std::vector<i64>{-1, -1, 0}));
+  EXPECT_EQ(linspace(-2.0, 2.0, 5, false, DType::i32).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{-2, -2, -1, 0, 1}));
   const Tensor z = linspace(Scalar(0, 0), Scalar(2, 4), 3);
   EXPECT_EQ(z.dtype(), DType::c128);
   EXPECT_EQ(vals(z)[1], c128(1, 2));
@@ -534,6 +539,12 @@ TEST(ArrayApiLinalg, MatrixRankWithTheStandardsTolerance) {
                {"matrix_rank", "rtol"});
   expect_error(ErrorKind::DTypeMismatch, [&] { (void)matrix_rank(b, ones({3}, DType::c128)); },
                {"matrix_rank", "rtol"});
+  // A NaN in a tensor rtol is an error, as a NaN scalar rtol is (it once counted nothing: 0).
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)matrix_rank(b, from_values({1e-6, std::nan(""), 2.0}, {3}));
+               },
+               {"matrix_rank", "rtol", "NaN"});
   expect_error(ErrorKind::ShapeMismatch, [] { (void)matrix_rank(ones({3})); }, {"matrix_rank"});
   expect_error(ErrorKind::DTypeMismatch,
                [] {

@@ -20,9 +20,10 @@ namespace tenferro {
 /// `num` evenly spaced values from `start` to `stop` (endpoint = true: stop included, step
 /// (stop - start) / (num - 1); false: excluded, step (stop - start) / num), as the Array API and
 /// NumPy. Element i is start + i * step computed in double (complex) precision, and with endpoint
-/// the last element is exactly stop; then converted to `dtype` (as cast()). Default dtype: f64,
-/// or c128 when start or stop has a non-zero imaginary part. num = 0 gives an empty tensor, num
-/// = 1 gives [start]; a negative num is InvalidArgument. A real dtype with a complex start or
+/// the last element is exactly stop; then converted to `dtype` (as cast(), after the floor of
+/// each value for an integer dtype, as NumPy: [-1, -0.5, 0] becomes [-1, -1, 0]). Default dtype:
+/// f64, or c128 when start or stop has a non-zero imaginary part. num = 0 gives an empty tensor,
+/// num = 1 gives [start]; a negative num is InvalidArgument. A real dtype with a complex start or
 /// stop is DTypeMismatch.
 Tensor linspace(Scalar start, Scalar stop, std::int64_t num, bool endpoint = true,
                 std::optional<DType> dtype = std::nullopt);

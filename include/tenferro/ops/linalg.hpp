@@ -229,7 +229,8 @@ inline constexpr double kDefaultRankRtol = -1.0;
 Tensor matrix_rank(const Tensor& x, double rtol = kDefaultRankRtol);
 /// matrix_rank with one rtol per matrix: a real `rtol` tensor broadcast against x's batch shape
 /// [...] (the standard's array rtol); the result has the broadcast batch shape. Complex or bool
-/// rtol is DTypeMismatch, a shape that does not broadcast ShapeMismatch.
+/// rtol is DTypeMismatch, a shape that does not broadcast ShapeMismatch, a NaN in a concrete
+/// rtol InvalidArgument (a traced rtol cannot be read: there a NaN counts nothing, rank 0).
 Tensor matrix_rank(const Tensor& x, const Tensor& rtol);
 
 }  // namespace tenferro
