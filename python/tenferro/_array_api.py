@@ -9,6 +9,7 @@ the data is moved by `index_select`, `scatter` and the basic `__setitem__`.
 
 import builtins
 import math
+import operator
 
 import numpy as np
 
@@ -490,3 +491,226 @@ def install(ns):
         ("__imatmul__", lambda a, b: a @ b),
     ):
         setattr(Tensor, name, _inplace(name, op))
+    install_signatures(ns)
+
+
+# ---- the standard's signatures over existing ops (these replace tenferro's functions) ----
+# Creation functions take device= (the CPU device or None), full infers its dtype from the fill
+# value, sum/prod take dtype=, sort returns the values, nonzero a tuple, squeeze/roll take tuples,
+# reshape takes copy=. Parameters that tenferro's API passed positionally stay positional-or-keyword
+# (the standard's keyword-only ones are still accepted by keyword).
+
+_C = {name: getattr(_tf, name) for name in (
+    "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace", "ones", "ones_like",
+    "zeros", "zeros_like", "sum", "prod", "sort", "argsort", "nonzero", "squeeze", "roll",
+    "reshape")}
+
+
+def _tensor(x):
+    return x if isinstance(x, Tensor) else _c_asarray(x)
+
+
+def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
+    """Evenly spaced values in [start, stop) (tenferro's arange), on the CPU device."""
+    _check_device(device, "arange")
+    return _C["arange"](start, stop, step, dtype)
+
+
+def _factory(name):
+    c_fn = _C[name]
+
+    def factory(shape, dtype=None, *, device=None):
+        _check_device(device, name)
+        return c_fn(shape, dtype)
+
+    factory.__name__ = name
+    factory.__doc__ = f"tenferro's {name}(shape, dtype) with the standard's device= keyword."
+    return factory
+
+
+def _like(name):
+    c_fn = _C[name]
+
+    def like(x, /, dtype=None, *, device=None):
+        _check_device(device, name)
+        return c_fn(_tensor(x), dtype)
+
+    like.__name__ = name
+    like.__doc__ = f"tenferro's {name}(x, dtype) with the standard's device= keyword."
+    return like
+
+
+def eye(n_rows, n_cols=None, /, k=0, dtype=None, *, device=None):
+    """Ones on the k-th diagonal of an n_rows x n_cols matrix (tenferro's eye), on the CPU."""
+    _check_device(device, "eye")
+    return _C["eye"](n_rows, n_cols, k, dtype)
+
+
+def _fill_dtype(fill_value):
+    # The standard: a bool fill is bool, an int the default integer, a float the default real
+    # floating dtype, a complex the default complex one.
+    if isinstance(fill_value, builtins.bool):
+        return _BOOL
+    if isinstance(fill_value, int):
+        return _tf.int64
+    if isinstance(fill_value, float):
+        return _tf.float64
+    if isinstance(fill_value, complex):
+        return _tf.complex128
+    return None
+
+
+def full(shape, fill_value, dtype=None, *, device=None):
+    """An array of shape filled with fill_value; dtype=None infers it from the Python type of
+    fill_value (bool, int64, float64 or complex128), as the standard."""
+    _check_device(device, "full")
+    if dtype is None:
+        dtype = _fill_dtype(fill_value)
+    return _C["full"](shape, fill_value, dtype)
+
+
+def full_like(x, /, fill_value, dtype=None, *, device=None):
+    """An array like x filled with fill_value (x's dtype unless dtype is given)."""
+    _check_device(device, "full_like")
+    return _C["full_like"](_tensor(x), fill_value, dtype)
+
+
+def linspace(start, stop, /, num, endpoint=True, dtype=None, *, device=None):
+    """num evenly spaced values from start to stop (tenferro's linspace), on the CPU."""
+    _check_device(device, "linspace")
+    return _C["linspace"](start, stop, num, endpoint, dtype)
+
+
+def _reduction(name):
+    c_fn = _C[name]
+
+    def reduce(x, /, axis=None, keepdims=False, *, dtype=None):
+        x = _tensor(x)
+        if dtype is None:
+            return c_fn(x, axis, keepdims)
+        # The standard: x is cast to dtype before the reduction, and the result has dtype.
+        r = c_fn(_tf.cast(x, dtype), axis, keepdims)
+        return r if r.dtype == dtype else _tf.cast(r, dtype)
+
+    reduce.__name__ = name
+    reduce.__doc__ = (f"tenferro's {name}(x, axis, keepdims) with the standard's dtype=: x is cast "
+                      f"to dtype first and the result has dtype.")
+    return reduce
+
+
+def sort(x, /, axis=-1, descending=False, *, stable=True):
+    """The sorted values of x along axis (a stable sort; tenferro's sort gives values and
+    indices, which `tf.sort_with_indices` keeps)."""
+    return _C["sort"](_tensor(x), axis, descending)[0]
+
+
+def sort_with_indices(x, axis=-1, descending=False):
+    """(values, indices) of x sorted along axis: tenferro's former sort."""
+    return _C["sort"](_tensor(x), axis, descending)
+
+
+def argsort(x, /, axis=-1, descending=False, *, stable=True):
+    """Indices that sort x along axis; the sort is stable (equal elements keep their order, also
+    for descending=True)."""
+    return _C["argsort"](_tensor(x), axis, descending)
+
+
+def nonzero(x, /):
+    """The indices of x's nonzero elements, one 1-D int64 array per axis (row-major order), as
+    the standard. A 0-d x is ValueError. `tf.argwhere` keeps the [count, ndim] form."""
+    x = _tensor(x)
+    if x.ndim == 0:
+        raise ValueError("nonzero: x must have at least one dimension")
+    r = _C["nonzero"](x)
+    return tuple(_c_getitem(r, (slice(None), i)).contiguous() for i in range(x.ndim))
+
+
+def argwhere(x):
+    """The indices of x's nonzero elements as one [count, ndim] int64 array (NumPy's argwhere;
+    tenferro's former nonzero)."""
+    return _C["nonzero"](_tensor(x))
+
+
+def _axes(axis, ndim, where):
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise IndexError(f"{where}: axis {a} is out of range for {ndim} dimensions")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{where}: repeated axis in {axis!r}")
+    return out
+
+
+def squeeze(x, /, axis):
+    """x without the given axes (an int or a tuple), each of which must have size 1
+    (ValueError otherwise)."""
+    x = _tensor(x)
+    axes = _axes(axis, x.ndim, "squeeze")
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} of shape {x.shape} has size {x.shape[a]}, not 1")
+    for a in sorted(axes, reverse=True):
+        x = _C["squeeze"](x, a)
+    return x
+
+
+def roll(x, /, shift, axis=None):
+    """x rolled by shift along axis: axis=None rolls the flattened array (shape kept); a tuple
+    of axes takes a tuple of shifts of the same length, or one int for all of them."""
+    x = _tensor(x)
+    if axis is None:
+        if isinstance(shift, (tuple, list)):
+            raise ValueError("roll: a tuple shift needs a tuple axis")
+        if x.ndim == 0 or x.size == 0:
+            return _tf.copy(x)
+        flat = _C["reshape"](x, (x.size,))
+        return _C["reshape"](_C["roll"](flat, operator.index(shift), 0), x.shape)
+    axes = _axes(axis, x.ndim, "roll") if isinstance(axis, (tuple, list)) else [axis]
+    shifts = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+    if len(shifts) != len(axes):
+        raise ValueError("roll: shift and axis must have the same length")
+    if not axes:
+        return _tf.copy(x)
+    for s, a in zip(shifts, axes):
+        x = _C["roll"](x, operator.index(s), a)
+    return x
+
+
+def reshape(x, /, shape, *, copy=None):
+    """x with a new shape (tenferro's reshape): copy=True always copies, copy=False raises
+    ValueError where the reshape cannot be a view of x."""
+    x = _tensor(x)
+    r = _C["reshape"](x, shape)
+    if copy is True:
+        return _tf.copy(r)
+    if copy is False and x.size > 0 and r.data_ptr() != x.data_ptr():
+        raise ValueError("reshape: copy=False, but this reshape needs a copy")
+    return r
+
+
+def _T(self):
+    if self.ndim != 2:
+        raise ValueError(f"T: the array has {self.ndim} dimensions; the standard's T is for "
+                         f"two-dimensional arrays (use permute_dims or mT)")
+    return _tf.permute(self, (1, 0))
+
+
+_STANDARD_SIGNATURES = ("arange", "eye", "full", "full_like", "linspace", "sort",
+                        "sort_with_indices", "argsort", "nonzero", "argwhere", "squeeze", "roll",
+                        "reshape")
+
+
+def install_signatures(ns):
+    """Replaces tenferro's functions in ns by the standard's signatures above."""
+    for name in _STANDARD_SIGNATURES:
+        ns[name] = globals()[name]
+    for name in ("empty", "ones", "zeros"):
+        ns[name] = _factory(name)
+    for name in ("empty_like", "ones_like", "zeros_like"):
+        ns[name] = _like(name)
+    for name in ("sum", "prod"):
+        ns[name] = _reduction(name)
+    Tensor.T = property(_T, doc="The transpose of a two-dimensional array (ValueError otherwise).")
