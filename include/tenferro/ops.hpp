@@ -2,6 +2,7 @@
 #pragma once
 
 #include "tenferro/eager.hpp"
+#include "tenferro/ops/bitwise.hpp"
 #include "tenferro/ops/contract.hpp"
 #include "tenferro/ops/creation.hpp"
 #include "tenferro/ops/elementwise.hpp"
@@ -10,5 +11,6 @@
 #include "tenferro/ops/linalg.hpp"
 #include "tenferro/ops/reduce.hpp"
 #include "tenferro/ops/scans.hpp"
+#include "tenferro/ops/sets.hpp"
 #include "tenferro/ops/sorting.hpp"
 #include "tenferro/ops/structural.hpp"

@@ -92,6 +92,14 @@ void throw_bool_unsupported(std::string_view op, std::span<const Tensor> in) {
                   "logical_* ops");
 }
 
+void throw_integers_only(std::string_view op, bool bool_ok, std::span<const Tensor> in) {
+  throw Error(ErrorKind::DTypeMismatch,
+              std::string(op) + ": floating operands are not supported (a bitwise op); got " +
+                  describe(in) + ", expected " +
+                  (bool_ok ? "bool or integer dtypes" : "integer dtypes") +
+                  "; cast() to an integer dtype first");
+}
+
 void throw_complex_unsupported(std::string_view op, std::string_view why,
                                std::span<const Tensor> in) {
   std::string reason = why.empty() ? "it is defined for real values only" : std::string(why);
@@ -108,6 +116,7 @@ std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name, Sc
   if (auto p = find_elementwise_classify(name)) return p;
   if (auto p = find_elementwise_binary_real(name, side, s)) return p;
   if (auto p = find_polar(name, side, s)) return p;
+  if (auto p = find_elementwise_bitwise(name, side, s)) return p;
   return find_elementwise_binary(name, side, s);
 }
 

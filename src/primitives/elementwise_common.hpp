@@ -45,6 +45,7 @@ struct UnaryDefaults {
   static constexpr bool to_real = false;                     // complex input -> real output (abs)
   static constexpr const char* complex_why = "";             // why complex is refused, if it is
   static constexpr bool identity_on_real = false;            // returns a real input itself (conj)
+  static constexpr bool ints_only = false;  // bool/integer operands only (bitwise ops)
   static constexpr std::int64_t cost = kernels::kCheapCost;  // cycles/element (parallel split)
   static constexpr kernels::simd::Unary simd = kernels::simd::Unary::none;  // its f32/f64 loop
 };
@@ -55,6 +56,7 @@ struct BinaryDefaults {
   static constexpr bool to_bool = false;  // bool output (comparisons, logical ops)
   static constexpr bool to_real = false;  // result is the real dtype of the promoted inputs
   static constexpr const char* complex_why = "";
+  static constexpr bool ints_only = false;  // bool/integer operands only (bitwise ops)
   static constexpr std::int64_t cost = kernels::kCheapCost;
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::none;  // its f32/f64 loop
 };
@@ -100,12 +102,19 @@ T scalar_as(Scalar s) {
 [[noreturn]] void throw_complex_unsupported(std::string_view op, std::string_view why,
                                             std::span<const Tensor> in);
 [[noreturn]] void throw_bool_unsupported(std::string_view op, std::span<const Tensor> in);
+/// DTypeMismatch for floating operands of an op defined on bool and integers only (bitwise ops).
+[[noreturn]] void throw_integers_only(std::string_view op, bool bool_ok,
+                                      std::span<const Tensor> in);
 
 /// The dtype an op computes in for operands promoted to d: d itself for floating dtypes; for
 /// bool and integers as the op's Ints policy says. Throws DTypeMismatch for complex operands of
-/// an op defined on real values only, and for bool operands of arithmetic.
+/// an op defined on real values only, for bool operands of arithmetic, and for floating operands
+/// of an op defined on integers only (ints_only).
 template <class Op>
 DType compute_dtype(DType d, std::span<const Tensor> in) {
+  if constexpr (Op::ints_only) {
+    if (!is_integral(d)) throw_integers_only(Op::name, Op::bool_ok, in);
+  }
   if (is_integral(d)) {
     if constexpr (Op::ints == Ints::to_float) return default_float;
     if (d == DType::boolean && !Op::bool_ok) throw_bool_unsupported(Op::name, in);
@@ -121,9 +130,10 @@ constexpr DType output_dtype(DType c) {
 }
 /// True for the element types an op's kernel is instantiated for (compute_dtype's results).
 template <class Op, class T>
-inline constexpr bool computes_in_v = (Op::complex_ok || !is_complex_v<T>)&&(
-    !std::is_integral_v<T> ||
-    (Op::ints == Ints::native && (Op::bool_ok || !std::is_same_v<T, bool>)));
+inline constexpr bool computes_in_v =
+    (Op::complex_ok || !is_complex_v<T>)&&(!Op::ints_only || std::is_integral_v<T>)&&(
+        !std::is_integral_v<T> ||
+        (Op::ints == Ints::native && (Op::bool_ok || !std::is_same_v<T, bool>)));
 
 template <class T>
 kernels::View<const T> in_view(const Tensor& x) {
@@ -426,6 +436,8 @@ std::shared_ptr<const Primitive> find_elementwise_classify(std::string_view name
 std::shared_ptr<const Primitive> find_elementwise_binary_real(std::string_view name,
                                                               ScalarSide side, Scalar s);
 std::shared_ptr<const Primitive> find_polar(std::string_view name, ScalarSide side, Scalar s);
+std::shared_ptr<const Primitive> find_elementwise_bitwise(std::string_view name, ScalarSide side,
+                                                          Scalar s);
 
 template <class... Ops>
 std::shared_ptr<const Primitive> find_unary(std::string_view name) {

@@ -1,0 +1,242 @@
+// searchsorted (a primitive: its output shape is x2's, so it traces and prepares like every op)
+// and the unique_* functions (eager only: their shapes depend on the values), the Array API's
+// searching and set functions. Contracts in tenferro/ops/sets.hpp.
+//
+// Both use sort()'s order (sorting.cpp): NaN after every number, -0.0 == +0.0. For searchsorted
+// that is the comparison `before(a, b)`: !isnan(a) && (isnan(b) || a < b), a strict weak order
+// in which all NaNs are equivalent, so the binary searches below are lower_bound / upper_bound
+// in it. unique sorts (value, index) pairs in it with the index breaking ties (so each value's
+// first occurrence comes first) and then starts a new value wherever two neighbours differ or
+// either is NaN (each NaN is distinct).
+#include "tenferro/ops/sets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/contiguous.hpp"
+#include "primitives/primitive.hpp"
+#include "tenferro/ops/indexing.hpp"
+#include "tenferro/ops/structural.hpp"
+
+namespace tenferro {
+namespace detail {
+namespace {
+
+using I = std::int64_t;
+
+template <class T>
+bool is_nan_value(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::isnan(v.real()) || std::isnan(v.imag());
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
+}
+
+// a < b for two non-NaN values (complex: lexicographic, real part first).
+template <class T>
+bool less_value(const T& a, const T& b) {
+  if constexpr (is_complex_v<T>)
+    return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+  else
+    return a < b;
+}
+
+// The order: NaN after every number, all NaNs equivalent.
+template <class T>
+bool before(const T& a, const T& b) {
+  const bool na = is_nan_value(a), nb = is_nan_value(b);
+  if (na || nb) return !na && nb;
+  return less_value(a, b);
+}
+
+std::string shapes_of(std::span<const Tensor> in) { return describe(in); }
+
+// ---- searchsorted ----
+
+class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
+ public:
+  explicit SearchSortedPrim(SearchSide side) : side_(side) {}
+  std::string_view name() const override { return "searchsorted"; }
+  std::string params() const override {
+    return side_ == SearchSide::left ? "side=left" : "side=right";
+  }
+  auto key() const { return std::tie(side_); }
+  bool accepts_integers() const override { return true; }
+  bool differentiable() const override { return false; }
+
+  void infer(std::span<const Tensor> in, SpecList& out) const override {
+    const Tensor& x1 = in[0];
+    const Tensor& x2 = in[1];
+    if (x1.rank() != 1)
+      throw Error(ErrorKind::InvalidArgument,
+                  "searchsorted: x1 must be one-dimensional (the sorted sequence), got " +
+                      shapes_of(in) + " (x1, x2)");
+    if (is_complex(x1.dtype()) || is_complex(x2.dtype()))
+      throw Error(ErrorKind::DTypeMismatch,
+                  "searchsorted: complex numbers are not ordered; got " + shapes_of(in) +
+                      " (x1, x2), expected real dtypes (bool, integers, f32, f64)");
+    out.push_back({DType::i64, x2.shape()});
+  }
+
+  void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
+    const Tensor& x1 = in[0];
+    const Tensor& x2 = in[1];
+    const I n = x1.numel(), m = x2.numel();
+    I* o = static_cast<I*>(out[0].data_ptr());
+    if (m == 0) return;
+    const bool right = side_ == SearchSide::right;
+    visit_dtype(promote(x1.dtype(), x2.dtype()), [&](auto z) {
+      using T = decltype(z);
+      if constexpr (!is_complex_v<T>) {
+        std::unique_ptr<T[]> h1, h2;
+        const T* a = n > 0 ? contiguous_or_held<T>(x1, h1, "searchsorted") : nullptr;
+        const T* v = contiguous_or_held<T>(x2, h2, "searchsorted");
+        auto body = [&](I b, I e) {
+          for (I k = b; k < e; ++k) {
+            const T q = v[k];
+            I lo = 0, hi = n;  // answer in [lo, hi]
+            while (lo < hi) {
+              const I mid = lo + (hi - lo) / 2;
+              // left: is x1[mid] before q? right: is x1[mid] not after q?
+              const bool go_right = right ? !before(q, a[mid]) : before(a[mid], q);
+              if (go_right)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+            o[k] = lo;
+          }
+        };
+        I lg = 1;
+        while ((I{1} << lg) < n + 1 && lg < 62) ++lg;
+        ctx.parallel_for_work(m, 1024, m * lg * 4, body);
+      }
+    });
+  }
+
+ private:
+  SearchSide side_;
+};
+
+void check_defined(const char* op, const Tensor& x, const char* what) {
+  if (!x.defined())
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": the input tensor " + what + " is undefined");
+}
+
+// ---- unique ----
+
+struct UniqueParts {
+  Tensor values;
+  std::vector<I> firsts, inverse, counts;
+};
+
+// Note [Unique on concrete data]: the unique functions read x's elements on the calling thread
+// (contiguous_or_held), as nonzero does, and build their index results with from_vector; only
+// values goes through an op (take_along_axis), so autodiff sees the gather.
+UniqueParts unique_parts(const char* op, const Tensor& x) {
+  check_defined(op, x, "x");
+  if (!x.has_storage())
+    throw Error(ErrorKind::Unsupported,
+                std::string(op) +
+                    ": the result's shape depends on the values (the number of "
+                    "distinct elements), so it cannot be traced or prepared; got "
+                    "the symbolic tensor " +
+                    describe(std::span<const Tensor>(&x, 1)) + "; call it eagerly");
+  UniqueParts r;
+  const I n = x.numel();
+  r.inverse.resize(static_cast<std::size_t>(n));
+  visit_dtype(x.dtype(), [&](auto z) {
+    using T = decltype(z);
+    std::unique_ptr<T[]> hold;
+    const T* p = n > 0 ? contiguous_or_held<T>(x, hold, op) : nullptr;
+    std::vector<I> order(static_cast<std::size_t>(n));
+    for (I k = 0; k < n; ++k) order[static_cast<std::size_t>(k)] = k;
+    std::sort(order.begin(), order.end(), [&](I a, I b) {
+      if (before(p[a], p[b])) return true;
+      if (before(p[b], p[a])) return false;
+      return a < b;
+    });
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      const I k = order[j];
+      bool fresh = j == 0;
+      if (!fresh) {
+        const T& prev = p[order[j - 1]];
+        const T& cur = p[k];
+        fresh = is_nan_value(cur) || is_nan_value(prev) || less_value(prev, cur);
+      }
+      if (fresh) {
+        r.firsts.push_back(k);
+        r.counts.push_back(0);
+      }
+      ++r.counts.back();
+      r.inverse[static_cast<std::size_t>(k)] = static_cast<I>(r.firsts.size()) - 1;
+    }
+  });
+  const I k = static_cast<I>(r.firsts.size());
+  r.values = take_along_axis(reshape(x, {n}), from_vector<I>(r.firsts, {k}), 0);
+  return r;
+}
+
+Tensor vec_tensor(const std::vector<I>& v, Dims shape) { return from_vector<I>(v, shape); }
+
+}  // namespace
+}  // namespace detail
+
+Tensor searchsorted(const Tensor& x1, const Tensor& x2, SearchSide side, const Tensor& sorter) {
+  using detail::I;
+  detail::check_defined("searchsorted", x1, "x1");
+  detail::check_defined("searchsorted", x2, "x2");
+  if (side != SearchSide::left && side != SearchSide::right)
+    throw Error(ErrorKind::InvalidArgument,
+                "searchsorted: side must be SearchSide::left or SearchSide::right, got " +
+                    std::to_string(static_cast<int>(side)));
+  Tensor a = x1;
+  if (sorter.defined()) {
+    const Tensor all[3] = {x1, x2, sorter};
+    if (x1.rank() != 1)
+      throw Error(ErrorKind::InvalidArgument,
+                  "searchsorted: x1 must be one-dimensional (the sequence to search), got " +
+                      detail::describe(all) + " (x1, x2, sorter)");
+    if (sorter.dtype() != DType::i32 && sorter.dtype() != DType::i64)
+      throw Error(ErrorKind::DTypeMismatch,
+                  "searchsorted: sorter must hold i32 or i64 indices (argsort(x1)), got " +
+                      detail::describe(all) + " (x1, x2, sorter)");
+    if (sorter.rank() != 1 || sorter.shape()[0] != x1.shape()[0])
+      throw Error(ErrorKind::ShapeMismatch,
+                  "searchsorted: sorter must be one-dimensional with x1's length " +
+                      std::to_string(x1.shape()[0]) + ", got " + detail::describe(all) +
+                      " (x1, x2, sorter)");
+    a = index_select(x1, 0, sorter);  // x1 in sorted order (index_select checks the range)
+  }
+  return detail::bind1(detail::SearchSortedPrim(side), a, x2);
+}
+
+UniqueAllResult unique_all(const Tensor& x) {
+  detail::UniqueParts p = detail::unique_parts("unique_all", x);
+  const detail::I k = static_cast<detail::I>(p.firsts.size());
+  return {std::move(p.values), detail::vec_tensor(p.firsts, {k}),
+          detail::vec_tensor(p.inverse, x.shape()), detail::vec_tensor(p.counts, {k})};
+}
+
+UniqueCountsResult unique_counts(const Tensor& x) {
+  detail::UniqueParts p = detail::unique_parts("unique_counts", x);
+  const detail::I k = static_cast<detail::I>(p.firsts.size());
+  return {std::move(p.values), detail::vec_tensor(p.counts, {k})};
+}
+
+UniqueInverseResult unique_inverse(const Tensor& x) {
+  detail::UniqueParts p = detail::unique_parts("unique_inverse", x);
+  return {std::move(p.values), detail::vec_tensor(p.inverse, x.shape())};
+}
+
+Tensor unique_values(const Tensor& x) { return detail::unique_parts("unique_values", x).values; }
+
+}  // namespace tenferro
