@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "primitives/elementwise_common.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/reduce.hpp"
@@ -22,20 +23,7 @@ void require_defined(const Tensor& x, const char* op, const char* what) {
 // The number of elements var/std reduce over, after checking every axis (in [-rank, rank),
 // no repeats) so that errors name the public op rather than mean.
 double reduced_count(const Tensor& x, const Dims& axes, const char* op) {
-  if (axes.empty()) return static_cast<double>(x.numel());
-  std::vector<bool> seen(static_cast<std::size_t>(x.rank()), false);
-  double n = 1;
-  for (std::int64_t a : axes) {
-    const std::int64_t d = detail::normalize_axis(a, x.rank(), op);
-    if (seen[static_cast<std::size_t>(d)])
-      throw Error(ErrorKind::InvalidArgument,
-                  std::string(op) + ": axis " + std::to_string(a) + " is repeated in " +
-                      dims_to_string(axes) + " for a tensor of shape " + dims_to_string(x.shape()) +
-                      "; expected distinct axes");
-    seen[static_cast<std::size_t>(d)] = true;
-    n *= static_cast<double>(x.shape()[static_cast<std::size_t>(d)]);
-  }
-  return n;
+  return static_cast<double>(detail::check_axes(x, axes, op));
 }
 
 // Note [var with correction]: var = sum_squares(x - mean) / (N - correction). The standard
@@ -65,6 +53,20 @@ void require_clip_dtype(const Tensor& t, const char* what, const Tensor& x) {
                     "); expected a real, non-bool dtype (i32, i64, f32, f64)");
 }
 
+// A bound broadcasts against x (the standard); checked here so that the error names clip and the
+// bound, not the lt/gt inside.
+void require_clip_broadcast(const Tensor& t, const char* what, const Tensor& x) {
+  const Tensor pair[2] = {x, t};
+  try {
+    (void)detail::broadcast_shapes("clip", pair);
+  } catch (const Error&) {
+    throw Error(ErrorKind::ShapeMismatch,
+                std::string("clip: ") + what + " " + dims_to_string(t.shape()) +
+                    " does not broadcast against x " + dims_to_string(x.shape()) +
+                    "; expected NumPy broadcasting");
+  }
+}
+
 }  // namespace
 
 Tensor var(const Tensor& x, Dims axes, double correction, bool keepdims) {
@@ -85,11 +87,13 @@ Tensor clip(const Tensor& x, const Tensor& min, const Tensor& max) {
   Tensor r = x;
   if (min.defined()) {
     require_clip_dtype(min, "min", x);
+    require_clip_broadcast(min, "min", x);
     const Tensor lo = cast(min, x.dtype());
     r = where(logical_or(lt(r, lo), isnan(lo)), lo, r);
   }
   if (max.defined()) {
     require_clip_dtype(max, "max", x);
+    require_clip_broadcast(max, "max", x);
     const Tensor hi = cast(max, x.dtype());
     r = where(logical_or(gt(r, hi), isnan(hi)), hi, r);
   }

@@ -1,6 +1,7 @@
 // bind(): the join point of the catalog and its interpreters, plus the eager interpreter.
 #include <charconv>
 #include <string>
+#include <vector>
 
 #include "core/alloc.hpp"
 #include "core/tensor_aux.hpp"
@@ -37,6 +38,23 @@ std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, std::string_vi
                 std::string(op) + ": axis " + std::to_string(axis) + " is out of range for rank " +
                     std::to_string(rank) + "; expected -rank <= axis < rank");
   return axis < 0 ? axis + rank : axis;
+}
+
+std::int64_t check_axes(const Tensor& x, const Dims& axes, std::string_view op) {
+  if (axes.empty()) return x.numel();
+  std::vector<bool> seen(static_cast<std::size_t>(x.rank()), false);
+  std::int64_t n = 1;
+  for (std::int64_t a : axes) {
+    const auto d = static_cast<std::size_t>(normalize_axis(a, x.rank(), op));
+    if (seen[d])
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string(op) + ": axis " + std::to_string(a) + " is repeated in " +
+                      dims_to_string(axes) + " for a tensor of shape " + dims_to_string(x.shape()) +
+                      "; expected distinct axes");
+    seen[d] = true;
+    n *= x.shape()[d];
+  }
+  return n;
 }
 
 void Primitive::jvp(std::span<const Tensor>, std::span<const Tensor>, std::span<const Tensor>,

@@ -273,6 +273,7 @@ Tensor matrix_norm(const Tensor& a, MatrixNormOrd ord, bool keepdims) {
 Tensor vector_norm(const Tensor& x, double ord, Dims axes, bool keepdims) {
   detail::require_defined("vector_norm", {x});
   if (std::isnan(ord)) throw Error(ErrorKind::InvalidArgument, "vector_norm: ord must not be NaN");
+  detail::check_axes(x, axes, "vector_norm");  // a bad axis under this name, not norm's or max's
   if (ord == 2.0) return norm(x, std::move(axes), keepdims);
   const Tensor ax = abs(x);
   if (ord == INFINITY) return max(ax, std::move(axes), keepdims);

@@ -261,5 +261,9 @@ std::string describe(std::span<const Tensor> in);  // "[2, 3] f64, [3] f32"
 std::string round_trip(double v);
 /// Normalises an axis into [0, rank); throws InvalidArgument naming op and shape.
 std::int64_t normalize_axis(std::int64_t axis, std::int64_t rank, std::string_view op);
+/// Checks a reduction's axes against x (each in [-rank, rank), none named twice) and returns the
+/// number of elements they cover (x.numel() for no axes). Compositions over a reduction call it
+/// first, so that a bad axis is reported under the public op's name, not the inner reduction's.
+std::int64_t check_axes(const Tensor& x, const Dims& axes, std::string_view op);
 
 }  // namespace tenferro::detail

@@ -299,6 +299,7 @@ Tensor all(const Tensor& x, Dims axes, bool keepdims) {
   return reduce(ReduceKind::all, x, std::move(axes), keepdims);
 }
 Tensor count_nonzero(const Tensor& x, Dims axes, bool keepdims) {
+  if (x.defined()) detail::check_axes(x, axes, "count_nonzero");  // not under sum's name
   return reduce(ReduceKind::sum, ne(x, 0.0), std::move(axes), keepdims);
 }
 

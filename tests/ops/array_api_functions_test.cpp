@@ -553,6 +553,35 @@ TEST(ArrayApiLinalg, MatrixRankWithTheStandardsTolerance) {
                {"matrix_rank"});
 }
 
+// ---- errors of compositions name the public op ----
+
+// clip, count_nonzero and vector_norm are built on lt/where, sum and norm/max: their bad-input
+// errors are raised first under their own names (they once read "lt: ...", "sum: ...", "norm:
+// ...").
+TEST(ArrayApiErrors, CompositionsNameThePublicOp) {
+  const Tensor x = ones({2, 3});
+  expect_error(ErrorKind::ShapeMismatch, [&] { (void)clip(x, ones({4}), Tensor()); },
+               {"clip", "[2, 3]", "[4]"});
+  expect_error(ErrorKind::ShapeMismatch,
+               [&] {
+                 (void)clip(x, Tensor(), ones({2, 2}));
+               },
+               {"clip", "[2, 2]"});
+  expect_error(ErrorKind::InvalidArgument, [&] { (void)count_nonzero(x, {4}); },
+               {"count_nonzero", "axis 4"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)count_nonzero(x, {1, -1});
+               },
+               {"count_nonzero", "repeated"});
+  for (double ord : {2.0, 1.0, 0.0, 3.0, std::numeric_limits<double>::infinity()})
+    expect_error(ErrorKind::InvalidArgument, [&] { (void)vector_norm(x, ord, {7}); },
+                 {"vector_norm", "axis 7"});
+  // Good inputs still work after the errors, and the bounds still broadcast.
+  EXPECT_EQ(clip(x, zeros({3}), Tensor()).shape(), (Dims{2, 3}));
+  EXPECT_EQ(count_nonzero(x, {-1}).to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 3}));
+}
+
 // ---- finfo / iinfo ----
 
 TEST(ArrayApiInfo, FinfoAndIinfo) {
