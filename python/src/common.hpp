@@ -97,6 +97,7 @@ void bind_dlpack(py::module_& m);
 void bind_ops(py::module_& m);
 void bind_ops_linalg(py::module_& m);
 void bind_ops_array_api(py::module_& m);
+void bind_ops_sets(py::module_& m);  // bitwise ops and operators, searchsorted, unique_*
 void bind_krylov(py::module_& m);
 void bind_custom_rules(py::module_& m);
 void bind_fixed_point(py::module_& m);

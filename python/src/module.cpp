@@ -10,6 +10,7 @@ PYBIND11_MODULE(_tenferro, m) {
   tp::bind_ops(m);
   tp::bind_ops_linalg(m);
   tp::bind_ops_array_api(m);
+  tp::bind_ops_sets(m);  // after bind_tensor: sets the bitwise operators on Tensor
   tp::bind_krylov(m);
   tp::bind_fixed_point(m);
   tp::bind_einsum(m);

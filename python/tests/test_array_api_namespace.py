@@ -298,7 +298,7 @@ def test_inplace_keeps_dtype_and_shape():
     with pytest.raises(TypeError):
         x //= tf.ones(3, dtype=tf.int64)
     with pytest.raises(TypeError):
-        x &= tf.ones(3, dtype=tf.int32)  # & is logical in tenferro: bool result
+        x &= tf.ones(3, dtype=tf.int64)  # bitwise: i32 & i64 is i64
     with pytest.raises(ValueError):
         y = tf.ones(3)
         y **= tf.ones((2, 3))  # would broadcast the array itself
