@@ -21,7 +21,7 @@
 // result is unspecified (some index in [0, n], never an error or a crash). Errors (naming
 // searchsorted and the shapes/dtypes): x1 not 1-D, a sorter that is not 1-D of x1's length:
 // InvalidArgument / ShapeMismatch; complex operands, a sorter that is not i32/i64:
-// DTypeMismatch; a sorter index outside [-n, n): InvalidArgument (take's check). It is one
+// DTypeMismatch; a sorter index outside [-n, n): InvalidArgument (index_select's check). It is one
 // primitive: eager, traced and in prepared programs (the output shape is x2's), inside an
 // execution scope; no gradient (an i64 result: autodiff treats it as constant, as argsort).
 //
