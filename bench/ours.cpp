@@ -87,6 +87,10 @@ Tensor forward(const CaseSpec& c, const Tensor* in) {
       return tenferro::pinv(in[0]);
     case Op::matrix_exp:
       return tenferro::matrix_exp(in[0]);
+    case Op::rfft:
+      return tenferro::rfft(in[0]);
+    case Op::fft:
+      return tenferro::fft(in[0]);
     default:
       break;
   }

@@ -149,6 +149,13 @@ const std::vector<CaseSpec>& all_cases() {
       for (std::int64_t n : {4, 16, 256})
         add_linalg(f.name + "_" + std::to_string(n), f.op, f.kind, {{n, n}});
     }
+    // FFT (issue 34): 2^10 points (entry cost and plan lookup), 2^20 points (the transform).
+    for (std::int64_t n : {1024, 1 << 20}) {
+      const std::string size = n == 1024 ? "1k" : "1m";
+      add("rfft_" + size + "_f64", Op::rfft, Dt::f64, {{n}});
+      add("rfft_" + size + "_f32", Op::rfft, Dt::f32, {{n}});
+      add("fft_" + size + "_f64", Op::fft, Dt::f64, {{n}});
+    }
     // The gradient of the sum of the op's output, with respect to every input.
     const Size grad_sizes[] = {{"_4x4_b16", {16}, 4}, {"_64", {}, 64}};
     for (const Size& s : grad_sizes) {

@@ -45,6 +45,9 @@ enum class Op : std::uint8_t {
   lu_factor,     // lu_factor(a): packed LU, pivots (integers; compared 0-based)
   pinv,          // pinv(a) with the default cutoff (max(m, n) eps)
   matrix_exp,    // matrix_exp(a)
+  // FFT (issue 34) along the last axis, norm "backward" on both sides.
+  rfft,  // rfft(a) of a real a: the n / 2 + 1 non-negative frequencies
+  fft,   // fft(a) of a real a: the full complex spectrum (each side promotes a as it does)
 };
 
 /// True for the ops whose call returns several tensors (each side's forward_all, not forward).

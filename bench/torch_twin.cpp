@@ -85,6 +85,10 @@ torch::Tensor forward(const CaseSpec& c, const torch::Tensor* in,
       return torch::linalg_pinv(in[0], c10::optional<double>(), c10::optional<double>(), false);
     case Op::matrix_exp:
       return torch::linalg_matrix_exp(in[0]);
+    case Op::rfft:
+      return torch::fft::rfft(in[0]);
+    case Op::fft:
+      return torch::fft::fft(in[0]);
     case Op::svd:
     case Op::qr:
     case Op::eigh:

@@ -162,14 +162,42 @@ TEST(Fft, OneDimensionalValuesMatchADirectDft) {
         }
 }
 
-TEST(Fft, RealInputsArePromotedForFftIfftAndIrfft) {
+// irfft of a real input is that of the input as complex, bitwise. fft/ifft of a real input take
+// the rfft and mirror it (Note [Real input to fft/ifft]): the same values as the complex
+// transform to rounding, for odd, even, cropped and padded lengths, every norm and axis, and a
+// spectrum that is exactly Hermitian (X[n - k] == conj(X[k]) bit for bit).
+TEST(Fft, RealInputsOfFftAndIfftTakeTheRealTransform) {
   const Tensor x = randn({3, 6}, 5);
-  for (K k : {K::fwd, K::bwd, K::c2r}) {
-    const Tensor a = call(k, x, std::nullopt, -1, FftNorm::backward);
-    const Tensor b = call(k, cast(x, DType::c128), std::nullopt, -1, FftNorm::backward);
-    EXPECT_TRUE(same_bits(a, b)) << static_cast<int>(k);
+  const Tensor a = irfft(x, std::nullopt, -1, FftNorm::backward);
+  EXPECT_TRUE(same_bits(a, irfft(cast(x, DType::c128), std::nullopt, -1, FftNorm::backward)));
+  for (bool dbl : {true, false}) {
+    const Tensor base = randn({4, 7}, 9, dbl ? DType::f64 : DType::f32);
+    const Tensor xs[] = {base, permute(base, {1, 0})};  // a strided input too
+    for (const Tensor& xr : xs)
+      for (K k : {K::fwd, K::bwd})
+        for (FftNorm norm : kNorms)
+          for (i64 axis : {0, -1})
+            for (std::optional<i64> n : {std::optional<i64>(), std::optional<i64>(1),
+                                         std::optional<i64>(4), std::optional<i64>(11)}) {
+              const Tensor got = call(k, xr, n, axis, norm);
+              EXPECT_EQ(got.dtype(), dbl ? DType::c128 : DType::c64);
+              const i64 a = axis < 0 ? axis + 2 : axis;
+              const i64 len = n ? *n : xr.shape()[static_cast<std::size_t>(a)];
+              EXPECT_TRUE(matches(got, ref(values_of(xr), a, k, len, norm), dbl ? 1e-13 : 2e-6))
+                  << static_cast<int>(k) << " n " << len << " axis " << axis;
+              // Exact Hermitian symmetry along the axis, read from a row-major copy.
+              const Tensor g = contiguous(moveaxis(got, {a}, {-1}));
+              const std::vector<c128> v = c128_values(g);
+              for (std::size_t row = 0; row * static_cast<std::size_t>(len) < v.size(); ++row)
+                for (i64 q = 1; q < len; ++q) {
+                  const c128 lo =
+                      v[row * static_cast<std::size_t>(len) + static_cast<std::size_t>(q)];
+                  const c128 hi =
+                      v[row * static_cast<std::size_t>(len) + static_cast<std::size_t>(len - q)];
+                  EXPECT_TRUE(lo.real() == hi.real() && lo.imag() == -hi.imag()) << q;
+                }
+            }
   }
-  EXPECT_EQ(fft(randn({4}, 1, DType::f32)).dtype(), DType::c64);
 }
 
 TEST(Fft, EveryAxisOfThreeDimensionalAndStridedInputs) {

@@ -16,7 +16,9 @@
 //
 // dtypes: f32/c64 compute in single precision (fftwf) and return c64 (irfft: f32); f64/c128 in
 // double precision (fftw), returning c128 (irfft: f64). fft/ifft/irfft/hfft accept real inputs
-// (promoted to complex, as NumPy); rfft and ihfft of a complex input are DTypeMismatch; bool and
+// (the values of the input promoted to complex, as NumPy; fft and ifft of a real input compute the
+// real transform and mirror it, half the work, Note [Real input to fft/ifft]); rfft and ihfft of
+// a complex input are DTypeMismatch; bool and
 // integer inputs are DTypeMismatch for every transform. Errors (tenferro::Error naming the op):
 // n < 1 and an axis out of range are InvalidArgument, as are a 0-d input, no axes for an n-d form,
 // duplicate axes or s/axes of different lengths.
