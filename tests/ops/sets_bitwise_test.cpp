@@ -255,6 +255,24 @@ TEST(SearchSorted, NoGradientFlowsThroughTheIndices) {
   EXPECT_EQ(gv.back().to_vector<double>(), (std::vector<double>{1.0, 2.0}));
 }
 
+TEST(SearchSorted, ForwardModeTreatsIndicesAsConstants) {
+  // jvp of v * searchsorted(x1, v) + bitwise ops on the indices: the tangent is t * idx.
+  auto f = [](std::span<const Tensor> a) {
+    const Tensor idx = searchsorted(a[0], a[1], SearchSide::right);
+    const Tensor odd = bitwise_and(idx, 1);  // i64, no tangent
+    return sum(a[1] * cast(idx, DType::f64) + cast(odd, DType::f64));
+  };
+  const Tensor x1 = f64s({1.0, 2.0, 3.0}), v = f64s({1.0, 2.5}), t = f64s({1.0, 10.0});
+  const JvpResult r = jvp(f, {x1, v}, {f64s({1.0, 1.0, 1.0}), t});
+  EXPECT_EQ(r.outputs[0].item<double>(), 1.0 * 1 + 2.5 * 2 + 1.0);
+  EXPECT_EQ(r.tangents[0].item<double>(), 1.0 * 1 + 10.0 * 2);
+  // The traced jvp program agrees.
+  auto g = [&](std::span<const Tensor> a) { return std::vector<Tensor>{f(a)}; };
+  Program jp = jvp(trace(g, {ValueSpec{{3}, DType::f64}, ValueSpec{{2}, DType::f64}}));
+  const std::vector<Tensor> out = jp({x1, v, f64s({1.0, 1.0, 1.0}), t});
+  EXPECT_EQ(out.back().item<double>(), 21.0);
+}
+
 // ---- traced, prepared and scoped runs agree with eager ----
 
 TEST(SetsBitwise, EagerTracedPreparedAndInScopeAgreeBitwiseAtBudgetsOneAndFour) {
