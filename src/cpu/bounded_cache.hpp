@@ -68,6 +68,15 @@ class BoundedCache {
     if (it->second != order_.begin()) order_.splice(order_.begin(), order_, it->second);
     return &it->second->second;
   }
+  /// The most recently used value when `matches(its key)` holds, else null (no miss is counted:
+  /// the caller goes on to find()). For lookups that usually repeat the last one (an op called in
+  /// a loop): no hash, no probe of the index, the order already right.
+  template <class Pred>
+  V* find_front(Pred&& matches) {
+    if (order_.empty() || !matches(order_.front().first)) return nullptr;
+    ++stats_.hits;
+    return &order_.front().second;
+  }
   /// Inserts or replaces; evicts the least recently used entry beyond capacity. Null (nothing
   /// kept) when the capacity is 0.
   V* insert(K key, V value) {

@@ -15,7 +15,9 @@
 // tensors (no key is built); only an insert shares the inputs' layout records and the primitive.
 // Layouts compare by record first (Note [Layout record]): in a loop the inputs usually carry the
 // very records the key holds, the outputs of an earlier hit; other records compare dtype, shape
-// and strides. The hash is the records' own (made once per record).
+// and strides. The hash is the records' own (made once per record). Before any hashing, the
+// most recently used entry is tried with pointer comparisons alone (BoundedCache::find_front):
+// an op in a loop finds itself there.
 // The cache lives in the engine, so it is reached only under the engine borrow (no locking) and a
 // prepared kernel may keep scratch state. Capacity: kEagerCacheCapacity entries per engine.
 #pragma once

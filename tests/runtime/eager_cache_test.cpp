@@ -182,6 +182,31 @@ TEST(EagerCache, EveryLayoutDifferenceIsAnotherEntry) {
   EXPECT_EQ(eager_stats(b).misses - misses0, 4u);  // all hits the second time
 }
 
+// The front slot (BoundedCache::find_front) answers an op repeated on the same layout records
+// without hashing; anything it does not match by pointer falls through to the full lookup. Ops
+// that alternate, inputs whose records are other objects with equal layouts, and a different op
+// right after must all still find their own entries and values.
+TEST(EagerCache, TheFrontSlotMatchesOnlyItsOwnOpAndLayouts) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor x = randn({4, 2, 2}, 21), y = randn({4, 2, 2}, 22);
+  const Tensor x2 = copy(x);  // equal layout, its own record
+  const Tensor z = randn({4, 3, 3}, 23);
+  (void)bmm(x, y);
+  const CacheStats before = eager_stats(b);
+  for (int i = 0; i < 3; ++i) {
+    expect_near(bmm(x, y).to_vector<double>(), reference_bmm(x, y));        // the front entry
+    expect_near(bmm(x2, y).to_vector<double>(), reference_bmm(x2, y));      // equal, other record
+    expect_near(bmm(y, x).to_vector<double>(), reference_bmm(y, x));        // swapped operands
+    expect_near(bmm(z, z).to_vector<double>(), reference_bmm(z, z));        // another shape
+    EXPECT_EQ(add(x, y).to_vector<double>(), (x + y).to_vector<double>());  // another op
+  }
+  const CacheStats after = eager_stats(b);
+  // bmm [4,3,3] and add are new entries (2 misses); everything else hits, front or not.
+  EXPECT_EQ(after.misses - before.misses, 2u);
+  EXPECT_EQ(after.hits - before.hits, 3u * 6u - 2u);
+}
+
 TEST(EagerCache, ErrorsAreNotCachedAndLeaveNothingBehind) {
   const CpuBackend b(CpuBackendOptions{.threads = 1});
   BackendGuard use(b);
