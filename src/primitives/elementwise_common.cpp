@@ -94,10 +94,9 @@ void throw_bool_unsupported(std::string_view op, std::span<const Tensor> in) {
 
 void throw_integers_only(std::string_view op, bool bool_ok, std::span<const Tensor> in) {
   throw Error(ErrorKind::DTypeMismatch,
-              std::string(op) + ": floating operands are not supported (a bitwise op); got " +
-                  describe(in) + ", expected " +
-                  (bool_ok ? "bool or integer dtypes" : "integer dtypes") +
-                  "; cast() to an integer dtype first");
+              std::string(op) + ": a bitwise op, defined on " +
+                  (bool_ok ? "bool or integer dtypes" : "integer dtypes") + " only; got " +
+                  describe(in) + "; cast() to an integer dtype first");
 }
 
 void throw_complex_unsupported(std::string_view op, std::string_view why,

@@ -38,14 +38,14 @@ enum class Ints : std::uint8_t {
 
 /// Defaults an op struct inherits and overrides.
 struct UnaryDefaults {
-  static constexpr bool complex_ok = true;                   // defined on complex inputs
-  static constexpr Ints ints = Ints::to_float;               // bool/integer operands
-  static constexpr bool bool_ok = false;                     // Ints::native: bool too (else error)
-  static constexpr bool to_bool = false;                     // bool output (logical_not)
-  static constexpr bool to_real = false;                     // complex input -> real output (abs)
-  static constexpr const char* complex_why = "";             // why complex is refused, if it is
-  static constexpr bool identity_on_real = false;            // returns a real input itself (conj)
-  static constexpr bool ints_only = false;  // bool/integer operands only (bitwise ops)
+  static constexpr bool complex_ok = true;         // defined on complex inputs
+  static constexpr Ints ints = Ints::to_float;     // bool/integer operands
+  static constexpr bool bool_ok = false;           // Ints::native: bool too (else error)
+  static constexpr bool to_bool = false;           // bool output (logical_not)
+  static constexpr bool to_real = false;           // complex input -> real output (abs)
+  static constexpr const char* complex_why = "";   // why complex is refused, if it is
+  static constexpr bool identity_on_real = false;  // returns a real input itself (conj)
+  static constexpr bool ints_only = false;         // bool/integer operands only (bitwise ops)
   static constexpr std::int64_t cost = kernels::kCheapCost;  // cycles/element (parallel split)
   static constexpr kernels::simd::Unary simd = kernels::simd::Unary::none;  // its f32/f64 loop
 };
@@ -102,7 +102,8 @@ T scalar_as(Scalar s) {
 [[noreturn]] void throw_complex_unsupported(std::string_view op, std::string_view why,
                                             std::span<const Tensor> in);
 [[noreturn]] void throw_bool_unsupported(std::string_view op, std::span<const Tensor> in);
-/// DTypeMismatch for floating operands of an op defined on bool and integers only (bitwise ops).
+/// DTypeMismatch for operands of an op defined on bool and integers only (bitwise ops; without
+/// bool_ok, integers only) that promote to another dtype.
 [[noreturn]] void throw_integers_only(std::string_view op, bool bool_ok,
                                       std::span<const Tensor> in);
 
@@ -113,7 +114,8 @@ T scalar_as(Scalar s) {
 template <class Op>
 DType compute_dtype(DType d, std::span<const Tensor> in) {
   if constexpr (Op::ints_only) {
-    if (!is_integral(d)) throw_integers_only(Op::name, Op::bool_ok, in);
+    if (!is_integral(d) || (d == DType::boolean && !Op::bool_ok))
+      throw_integers_only(Op::name, Op::bool_ok, in);
   }
   if (is_integral(d)) {
     if constexpr (Op::ints == Ints::to_float) return default_float;
@@ -130,10 +132,10 @@ constexpr DType output_dtype(DType c) {
 }
 /// True for the element types an op's kernel is instantiated for (compute_dtype's results).
 template <class Op, class T>
-inline constexpr bool computes_in_v =
-    (Op::complex_ok || !is_complex_v<T>)&&(!Op::ints_only || std::is_integral_v<T>)&&(
-        !std::is_integral_v<T> ||
-        (Op::ints == Ints::native && (Op::bool_ok || !std::is_same_v<T, bool>)));
+inline constexpr bool computes_in_v = std::is_integral_v<T>
+                                          ? Op::ints == Ints::native &&
+                                                (Op::bool_ok || !std::is_same_v<T, bool>)
+                                          : !Op::ints_only && (Op::complex_ok || !is_complex_v<T>);
 
 template <class T>
 kernels::View<const T> in_view(const Tensor& x) {
