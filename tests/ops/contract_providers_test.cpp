@@ -314,6 +314,65 @@ TEST(ContractKernels, SmallKernelEveryShapeUpTo8) {
   small_kernel_sweep<c128>();
 }
 
+// Contiguous batches of 2x2 real matrices take the lanes kernel (Note [Tiny GEMM across the
+// batch]) for whole vectors and the per-matrix kernel for the tail: every batch size (a tail of
+// every length, none, and batches smaller than a vector) and sub-range [b0, b1) (the parallel
+// split) gives, bit for bit, the per-matrix kernel's result, which a padded batch stride forces.
+template <class T>
+void batch_2x2_matches_per_matrix_kernel() {
+  std::mt19937_64 rng(7);
+  for (std::int64_t batch : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33}) {
+    std::vector<T> a(static_cast<std::size_t>(4 * batch)), b(a.size());
+    for (T& v : a) v = random_value<T>(rng);
+    for (T& v : b) v = random_value<T>(rng);
+    // The same matrices five elements apart: not packed, so the per-matrix kernel runs.
+    std::vector<T> ap(static_cast<std::size_t>(5 * batch)), bp(ap.size());
+    for (std::int64_t i = 0; i < batch; ++i)
+      for (std::int64_t e = 0; e < 4; ++e) {
+        ap[static_cast<std::size_t>(5 * i + e)] = a[static_cast<std::size_t>(4 * i + e)];
+        bp[static_cast<std::size_t>(5 * i + e)] = b[static_cast<std::size_t>(4 * i + e)];
+      }
+    auto problem = [&](const T* pa, const T* pb, std::int64_t stride, T* c) {
+      GemmProblem p;
+      p.dtype = dtype_v<T>;
+      p.m = p.n = p.k = 2;
+      p.a = pa;
+      p.b = pb;
+      p.c = c;
+      p.a_rs = p.b_rs = p.c_rs = 2;
+      p.a_cs = p.b_cs = p.c_cs = 1;
+      p.batch_shape = {batch};
+      p.batch_a = {stride};
+      p.batch_b = {stride};
+      p.batch_c = {4};
+      return p;
+    };
+    std::vector<T> want(a.size(), T(7)), got(a.size(), T(7));
+    ASSERT_TRUE(detail::gemm_small(problem(ap.data(), bp.data(), 5, want.data()), 0, batch));
+    ASSERT_TRUE(detail::gemm_small(problem(a.data(), b.data(), 4, got.data()), 0, batch));
+    EXPECT_EQ(got, want) << "batch " << batch;
+    for (std::int64_t i = 0; i < batch; ++i) {  // and the definition, to rounding
+      const T* x = &a[static_cast<std::size_t>(4 * i)];
+      const T* y = &b[static_cast<std::size_t>(4 * i)];
+      EXPECT_EQ(want[static_cast<std::size_t>(4 * i + 1)], x[0] * y[1] + x[1] * y[3]);
+    }
+    // A sub-range writes exactly its own matrices.
+    const std::int64_t b0 = batch / 3, b1 = batch - batch / 4;
+    std::vector<T> part(a.size(), T(7));
+    ASSERT_TRUE(detail::gemm_small(problem(a.data(), b.data(), 4, part.data()), b0, b1));
+    for (std::int64_t i = 0; i < batch; ++i)
+      for (std::int64_t e = 0; e < 4; ++e) {
+        const auto at = static_cast<std::size_t>(4 * i + e);
+        EXPECT_EQ(part[at], i >= b0 && i < b1 ? want[at] : T(7)) << "batch " << batch << " " << i;
+      }
+  }
+}
+
+TEST(ContractKernels, Batched2x2LanesKernelIsThePerMatrixKernelBitwise) {
+  batch_2x2_matches_per_matrix_kernel<float>();
+  batch_2x2_matches_per_matrix_kernel<double>();
+}
+
 template <class T>
 void blocked_sweep() {
   std::mt19937_64 rng(6);

@@ -10,6 +10,7 @@
 // time for little gain over the runtime-size loop.)
 #include "cpu/kernels/complex_mul.hpp"
 #include "cpu/kernels/gemm.hpp"
+#include "cpu/kernels/gemm_small_simd.hpp"
 
 namespace tenferro::detail {
 namespace {
@@ -55,7 +56,8 @@ inline void for_each_batch(const GemmProblem& p, std::int64_t b0, std::int64_t b
 // strides.
 // Note [Tiny GEMM vectorisation]: the per-matrix body is vectorised across its rows and columns
 // (SLP); vectorising the batch loop instead gathers elements of neighbouring matrices and adds
-// run-time alias checks, which costs more than it saves for a handful of small matrices.
+// run-time alias checks, which costs more than it saves for a handful of small matrices. The
+// exception is 2x2, where a matrix is four interleaved planes: Note [Tiny GEMM across the batch].
 template <class T, int S, bool Contig>
 [[gnu::optimize("no-tree-loop-vectorize")]] void small_kernel(const GemmProblem& p, std::int64_t b0,
                                                               std::int64_t b1) {
@@ -92,6 +94,20 @@ template <class T, int S, bool Contig>
   });
 }
 
+// Real 2x2 matrices back to back (a batch stride of 4 in A, B and C): whole vectors of them
+// across SIMD lanes (Note [Tiny GEMM across the batch], gemm_small_simd.cpp), the tail above.
+template <class T>
+void batch_2x2_kernel(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
+  const std::int64_t done = kernels::simd::gemm_2x2(static_cast<const T*>(p.a) + 4 * b0,
+                                                    static_cast<const T*>(p.b) + 4 * b0,
+                                                    static_cast<T*>(p.c) + 4 * b0, b1 - b0);
+  if (b0 + done < b1) small_kernel<T, 2, true>(p, b0 + done, b1);
+}
+
+bool packed_2x2_batch(const GemmProblem& p) {
+  return p.batch_shape.size() == 1 && p.batch_a[0] == 4 && p.batch_b[0] == 4 && p.batch_c[0] == 4;
+}
+
 template <class T, int S>
 constexpr SmallGemmFn square(bool contig) {
   return contig ? &small_kernel<T, S, true> : &small_kernel<T, S, false>;
@@ -107,6 +123,8 @@ SmallGemmFn pick(const GemmProblem& p) {
     case 1:
       return square<T, 1>(contig);
     case 2:
+      if constexpr (!is_complex_v<T>)
+        if (contig && packed_2x2_batch(p)) return &batch_2x2_kernel<T>;
       return square<T, 2>(contig);
     case 3:
       return square<T, 3>(contig);
