@@ -510,9 +510,22 @@ def _tensor(x):
     return x if isinstance(x, Tensor) else _c_asarray(x)
 
 
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
+
+
 def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
-    """Evenly spaced values in [start, stop) (tenferro's arange), on the CPU device."""
+    """Evenly spaced values in [start, stop) (tenferro's arange), on the CPU device. Integer
+    arguments beyond 2**53 are exact (start + step * i in int64; the C++ arange takes doubles)."""
     _check_device(device, "arange")
+    lo, hi = (0, start) if stop is None else (start, stop)
+    if (_is_int(lo) and _is_int(hi) and _is_int(step) and step != 0
+            and (dtype is None or dtype in _SIGNED)
+            and builtins.max(abs(int(lo)), abs(int(hi)), abs(int(step))) > 2**53):
+        n = len(range(int(lo), int(hi), int(step)))
+        i64 = _tf.int64
+        r = (_C["arange"](0, n, 1, i64) * _c_asarray(np.int64(step))) + _c_asarray(np.int64(lo))
+        return r if dtype is None or dtype == i64 else _tf.cast(r, dtype)
     return _C["arange"](start, stop, step, dtype)
 
 
@@ -698,6 +711,190 @@ def _T(self):
     return _tf.permute(self, (1, 0))
 
 
+# ---- more of the standard's semantics over existing ops ----
+
+
+def _empty_axis(name, fn):
+    """fn with the standard's axis=() (an empty tuple: no axis is reduced, the result keeps x's
+    shape): reduces over a new trailing axis of size 1, so the dtype rules of the reduction
+    still apply (sum of int32 is int64, var with correction=1 is NaN). tenferro's own functions
+    refuse axis=() (it would mean every axis in its C++ API)."""
+
+    def reduce(x, /, *args, **kwargs):
+        axis = kwargs["axis"] if "axis" in kwargs else (args[0] if args else None)
+        if isinstance(axis, (tuple, list)) and len(axis) == 0:
+            x = _tensor(x)
+            x = _C["reshape"](x, tuple(x.shape) + (1,))
+            if "axis" in kwargs:
+                kwargs["axis"] = -1
+            else:
+                args = (-1,) + tuple(args[1:])
+            # The result has x's shape with or without keepdims.
+            if "keepdims" in kwargs:
+                kwargs["keepdims"] = False
+            else:
+                args = args[:2] if name not in ("std", "var") else args[:3]
+        return fn(x, *args, **kwargs)
+
+    reduce.__name__ = name
+    reduce.__doc__ = fn.__doc__
+    return reduce
+
+
+_c_round = _tf.round
+
+
+def _round(x, /):
+    """x rounded to the nearest integer, halves to even; a complex x rounds its real and
+    imaginary parts (the standard; tenferro's C++ round is real-only)."""
+    x = _tensor(x)
+    if x.dtype in _COMPLEX:
+        return _tf.complex(_c_round(_tf.real(x)), _c_round(_tf.imag(x)))
+    return _c_round(x)
+
+
+_round.__name__ = "round"
+
+
+def _int_operand(v):
+    return (isinstance(v, Tensor) and v.dtype in _SIGNED) or _is_int(v)
+
+
+def _int_power(x1, x2):
+    """x1 ** x2 for integer operands in their promoted integer dtype (the standard; C++ pow of
+    integers gives float64): exponentiation by squaring with tensor ops, wrapping as integer
+    multiplication does. A negative exponent is ValueError, as NumPy."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        dtype = result_type(x1, x2)
+    else:
+        dtype = (x1 if isinstance(x1, Tensor) else x2).dtype
+    a = _tf.cast(_tensor(x1), dtype) if isinstance(x1, Tensor) else _c_asarray(np.int64(x1))
+    b = _tf.cast(_tensor(x2), dtype) if isinstance(x2, Tensor) else _c_asarray(np.int64(x2))
+    a, b = _tf.cast(a, dtype), _tf.cast(b, dtype)
+    if b.size and builtins.bool(_tf.any(b < 0)):
+        raise ValueError("pow: integers to negative integer powers are not allowed")
+    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    base = _tf.broadcast_to(a, shape)
+    e = _tf.broadcast_to(b, shape)
+    result = _C["ones"](shape, dtype)
+    while e.size and builtins.bool(_tf.any(e > 0)):
+        result = _tf.where((e % 2) == 1, result * base, result)
+        e = e // 2
+        base = base * base
+    return result
+
+
+_c_pow = _tf.pow
+_c_pow_dunder = Tensor.__pow__
+_c_rpow_dunder = Tensor.__rpow__
+
+
+def pow_(x1, x2, /):
+    """x1 ** x2 (tenferro's pow); two integer operands give their promoted integer dtype, as the
+    standard (C++ pow of integers is float64)."""
+    if _int_operand(x1) and _int_operand(x2) and (isinstance(x1, Tensor) or
+                                                  isinstance(x2, Tensor)):
+        return _int_power(x1, x2)
+    return _c_pow(x1, x2)
+
+
+pow_.__name__ = "pow"
+
+
+def _pow_dunder(self, other):
+    if self.dtype in _SIGNED and _int_operand(other):
+        return _int_power(self, other)
+    return _c_pow_dunder(self, other)
+
+
+def _rpow_dunder(self, other):
+    if self.dtype in _SIGNED and _int_operand(other):
+        return _int_power(other, self)
+    return _c_rpow_dunder(self, other)
+
+
+def _scalar_as(s, like):
+    """A Python scalar as a 0-d array of like's dtype where the standard converts it so (the
+    scalar's kind fits the dtype: bool for bool, int for integer and floating, float for
+    floating, complex for complex), else None."""
+    d = like.dtype
+    if isinstance(s, (builtins.bool, np.bool_)):
+        ok = d == _BOOL
+    elif _is_int(s):
+        ok = d in _SIGNED + _REAL + _COMPLEX
+    elif isinstance(s, (float, np.floating)):
+        ok = d in _REAL + _COMPLEX
+    elif isinstance(s, (complex, np.complexfloating)):
+        ok = d in _COMPLEX
+    else:
+        ok = False
+    return _C["full"]((), s, d) if ok else None
+
+
+def _reflected(name, op):
+    """A reflected operator (scalar OP x) whose Python scalar takes x's dtype, as in x OP scalar
+    (the C++ bindings of // and % made the scalar a default-dtype 0-d array first)."""
+    c_method = getattr(Tensor, name)
+
+    def method(self, other):
+        s = _scalar_as(other, self)
+        return c_method(self, other) if s is None else op(s, self)
+
+    method.__name__ = name
+    return method
+
+
+_c_tensordot = _tf.tensordot
+
+
+def _int_matmul(x1, x2):
+    """matmul of integer arrays, exact in their promoted dtype, through vecdot (the C++ matmul
+    is floating-only)."""
+    v1 = x1.ndim == 1
+    v2 = x2.ndim == 1
+    a = _C["reshape"](x1, (1,) + tuple(x1.shape)) if v1 else x1
+    b = _C["reshape"](x2, tuple(x2.shape) + (1,)) if v2 else x2
+    bt = _tf.permute(b, tuple(range(b.ndim - 2)) + (b.ndim - 1, b.ndim - 2))
+    a = _C["reshape"](a, tuple(a.shape[:-1]) + (1, a.shape[-1]))
+    bt = _C["reshape"](bt, tuple(bt.shape[:-2]) + (1,) + tuple(bt.shape[-2:]))
+    r = _tf.vecdot(a, bt, axis=-1)
+    if v1:
+        r = _C["squeeze"](r, r.ndim - 2)
+    if v2:
+        r = _C["squeeze"](r, r.ndim - 1)
+    return r
+
+
+def int_matmul(x1, x2):
+    """x1 @ x2 for integer arrays (the C++ matmul takes floating dtypes only)."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError("matmul: operands must have at least one dimension")
+    return _int_matmul(x1, x2)
+
+
+def tensordot(x1, x2, /, axes=2):
+    """tenferro's tensordot; integer operands are contracted exactly in their promoted dtype
+    (the C++ tensordot is floating-only)."""
+    x1, x2 = _tensor(x1), _tensor(x2)
+    if not (x1.dtype in _SIGNED and x2.dtype in _SIGNED):
+        return _c_tensordot(x1, x2, axes=axes)
+    if isinstance(axes, (tuple, list)):
+        a1, a2 = ([int(i) % x1.ndim for i in axes[0]], [int(i) % x2.ndim for i in axes[1]])
+    else:
+        n = operator.index(axes)
+        a1, a2 = list(range(x1.ndim - n, x1.ndim)), list(range(n))
+    free1 = [i for i in range(x1.ndim) if i not in a1]
+    free2 = [i for i in range(x2.ndim) if i not in a2]
+    k = int(np.prod([x1.shape[i] for i in a1], dtype=np.int64))
+    m = int(np.prod([x1.shape[i] for i in free1], dtype=np.int64))
+    n2 = int(np.prod([x2.shape[i] for i in free2], dtype=np.int64))
+    a = _C["reshape"](_tf.permute(x1, tuple(free1 + a1)).contiguous(), (m, k))
+    b = _C["reshape"](_tf.permute(x2, tuple(a2 + free2)).contiguous(), (k, n2))
+    r = _int_matmul(a, b)
+    return _C["reshape"](r, tuple(x1.shape[i] for i in free1) + tuple(x2.shape[i] for i in free2))
+
+
 _STANDARD_SIGNATURES = ("arange", "eye", "full", "full_like", "linspace", "sort",
                         "sort_with_indices", "argsort", "nonzero", "argwhere", "squeeze", "roll",
                         "reshape")
@@ -712,5 +909,14 @@ def install_signatures(ns):
     for name in ("empty_like", "ones_like", "zeros_like"):
         ns[name] = _like(name)
     for name in ("sum", "prod"):
-        ns[name] = _reduction(name)
+        ns[name] = _empty_axis(name, _reduction(name))
+    for name in ("mean", "max", "min", "std", "var", "any", "all"):
+        ns[name] = _empty_axis(name, getattr(_tf, name))
+    ns["round"] = _round
+    ns["pow"] = pow_
+    ns["tensordot"] = tensordot
     Tensor.T = property(_T, doc="The transpose of a two-dimensional array (ValueError otherwise).")
+    Tensor.__pow__ = _pow_dunder
+    Tensor.__rpow__ = _rpow_dunder
+    Tensor.__rfloordiv__ = _reflected("__rfloordiv__", _tf.floor_divide)
+    Tensor.__rmod__ = _reflected("__rmod__", _tf.remainder)

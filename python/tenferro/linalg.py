@@ -1,11 +1,15 @@
 """tenferro.linalg: the Array API 2023.12 linear algebra extension (docs/python.md, "The Array
 API namespace"), with the standard's names, keywords and result tuples over the C++ ops of
-ops/linalg.hpp. Every function here forwards to one op of the top-level namespace; nothing is
-computed in Python.
+ops/linalg.hpp. Every function here forwards to one op of the top-level namespace; the integer
+forms of matmul/outer/tensordot, pinv with one rtol per matrix and vector_norm over axis=() are
+arranged in Python around those ops.
 """
 
 from collections import namedtuple
 
+import numpy as _np
+
+from . import _array_api
 from . import _tenferro as _tf
 
 __all__ = [
@@ -57,6 +61,11 @@ def inv(x, /):
 
 
 def matmul(x1, x2, /):
+    """x1 @ x2; integer operands are multiplied exactly in their promoted integer dtype (the
+    C++ matmul is floating-only)."""
+    x1, x2 = _t(x1), _t(x2)
+    if x1.dtype in _array_api._SIGNED and x2.dtype in _array_api._SIGNED:
+        return _array_api.int_matmul(x1, x2)
     return _tf.matmul(x1, x2)
 
 
@@ -84,18 +93,30 @@ def outer(x1, x2, /):
     x1, x2 = _t(x1), _t(x2)
     if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError("outer: both arguments must be one-dimensional")
-    return _tf.outer(x1, x2)
+    # Broadcast products, exact for every dtype (signed zeros included, which a GEMM with k = 1
+    # accumulating onto +0 loses; integers, which the C++ outer refuses).
+    return _tf.reshape(x1, (x1.shape[0], 1)) * _tf.reshape(x2, (1, x2.shape[0]))
 
 
 def pinv(x, /, *, rtol=None):
-    """The pseudo-inverse; rtol (a number) cuts singular values below rtol * the largest (default:
-    max(M, N) * eps). A per-matrix array rtol is not supported (a number only)."""
+    """The pseudo-inverse; rtol cuts singular values below rtol * the largest (default:
+    max(M, N) * eps): a number, or an array broadcast against the stack shape x.shape[:-2] (one
+    C++ pinv per matrix then, as the C++ op takes one rcond)."""
     if rtol is None:
         return _tf.pinv(x)
-    if isinstance(rtol, _tf.Tensor):
-        if rtol.ndim != 0:
-            raise NotImplementedError("pinv: tenferro takes rtol as a number (or a 0-d array)")
-        rtol = rtol.item()
+    if isinstance(rtol, _tf.Tensor) or isinstance(rtol, _np.ndarray):
+        r = rtol.numpy() if isinstance(rtol, _tf.Tensor) else rtol
+        if r.ndim == 0:
+            rtol = float(r)
+        else:
+            x = _t(x)
+            stack = tuple(x.shape[:-2])
+            r = _np.broadcast_to(r, stack)
+            out_shape = stack + (x.shape[-1], x.shape[-2])
+            if r.size == 0:
+                return _tf.zeros(out_shape, x.dtype)
+            mats = [_tf.pinv(x[idx], rcond=float(r[idx])) for idx in _np.ndindex(*stack)]
+            return _tf.reshape(_tf.stack(mats, 0), out_shape)
     return _tf.pinv(x, rcond=float(rtol))
 
 
@@ -123,7 +144,7 @@ def svdvals(x, /):
 
 
 def tensordot(x1, x2, /, *, axes=2):
-    return _tf.tensordot(x1, x2, axes=axes)
+    return _array_api.tensordot(x1, x2, axes=axes)
 
 
 def trace(x, /, *, offset=0, dtype=None):
@@ -140,4 +161,10 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The vector norm over axis (None: all axes; axis=() normalizes each element alone, |x| for
+    every order but 0, as the standard's "no axis reduced")."""
+    if isinstance(axis, (tuple, list)) and len(axis) == 0:
+        x = _t(x)
+        return _tf.vector_norm(_tf.reshape(x, tuple(x.shape) + (1,)), ord=float(ord), axis=-1,
+                               keepdims=False)
     return _tf.vector_norm(x, ord=float(ord), axis=axis, keepdims=keepdims)

@@ -183,3 +183,135 @@ def test_fft_s_and_axes_as_numpy_arrays():
                                np.fft.irfftn(r, s=(4, 6)), atol=1e-12)
     check(tf.fft.fftshift(t, axes=np.array([1])), np.fft.fftshift(a, axes=1))
     check(tf.fft.ifftshift(t, axes=np.array([0, 1])), np.fft.ifftshift(a))
+
+
+# ---- the standard's semantics over existing ops (axis=(), integer pow, reflected scalars,
+# complex round, integer matmul/outer/tensordot, per-matrix pinv rtol, exact large arange) ----
+
+REDUCTIONS = ["sum", "prod", "mean", "max", "min", "std", "var", "any", "all"]
+
+
+@pytest.mark.parametrize("name", REDUCTIONS)
+def test_reductions_over_no_axis(name):
+    # axis=() reduces nothing: the result keeps x's shape, with the reduction's dtype rules.
+    x = np.array([[1.5, -2.0, 0.0], [4.0, 0.25, -1.0]])
+    fn, np_fn = getattr(tf, name), getattr(np, name)
+    for keepdims in (False, True):
+        got = fn(tf.asarray(x), axis=(), keepdims=keepdims)
+        want = np_fn(x, axis=(), keepdims=keepdims)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(np.asarray(got), want)
+    i = np.array([[1, 2], [3, 4]], dtype=np.int32)
+    if name in ("sum", "prod"):
+        r = fn(tf.asarray(i), axis=())
+        assert r.dtype == tf.int64  # the default integer, as with any axis
+        check(r, i.astype(np.int64))
+    r = fn(tf.asarray(x), axis=[], keepdims=False)
+    assert r.shape == x.shape
+
+
+def test_var_std_over_no_axis_with_correction():
+    x = np.array([1.0, 2.0])
+    assert np.all(np.isnan(np.asarray(tf.var(tf.asarray(x), axis=(), correction=1))))
+    check(tf.std(tf.asarray(x), axis=()), np.zeros(2))
+
+
+@pytest.mark.parametrize("dtype,np_dtype", [(tf.int32, np.int32), (tf.int64, np.int64)])
+def test_integer_pow_is_integer(dtype, np_dtype):
+    a = np.array([[0, 1, -2], [3, -4, 5]], dtype=np_dtype)
+    b = np.array([[0, 3, 5], [2, 3, 7]], dtype=np_dtype)
+    ta, tb = tf.asarray(a), tf.asarray(b)
+    for r in (tf.pow(ta, tb), ta ** tb, tf.pow(ta, 3), ta ** 3, 2 ** tb):
+        assert r.dtype == dtype
+    check(tf.pow(ta, tb), np.power(a, b))
+    check(ta ** 3, a ** 3)
+    check(2 ** tb, np_dtype(2) ** b)
+    check(tf.pow(ta, tf.asarray(b[0])), np.power(a, b[0]))  # broadcasting
+    x = tf.asarray(a.copy())
+    x **= tb
+    assert x.dtype == dtype
+    check(x, np.power(a, b))
+    # Mixed integer dtypes promote; a negative exponent is an error, as in NumPy.
+    assert (tf.asarray(a.astype(np.int32)) ** tf.asarray(b.astype(np.int64))).dtype == tf.int64
+    with pytest.raises(ValueError):
+        ta ** -1
+    # Floating operands are unchanged (C++ pow).
+    np.testing.assert_allclose(np.asarray(tf.asarray([2.0, 3.0]) ** 2), [4.0, 9.0])
+
+
+def test_reflected_floordiv_and_mod_keep_the_array_dtype():
+    xi = np.array([1, 2, -3, 7], dtype=np.int32)
+    xf = np.array([1.5, -2.0, 3.0, 0.5], dtype=np.float32)
+    for s, x in ((7, xi), (-9, xi), (2.5, xf), (4, xf)):
+        t = tf.asarray(x)
+        r = s // t
+        assert r.dtype == t.dtype
+        check(r, np.floor_divide(np.array(s, dtype=x.dtype), x))
+        r = s % t
+        assert r.dtype == t.dtype
+        check(r, np.remainder(np.array(s, dtype=x.dtype), x))
+    # A float scalar with an integer array is tenferro's mixed-kind promotion (unspecified).
+    assert (2.5 // tf.asarray(xi)).dtype == tf.float64
+
+
+def test_round_complex():
+    z = np.array([1.5 + 2.5j, -0.5 - 1.4j, 2.6 + 0j], dtype=np.complex128)
+    r = tf.round(tf.asarray(z))
+    assert r.dtype == tf.complex128
+    check(r, np.round(z))
+    check(tf.round(tf.asarray(np.array([0.5, 1.5, -2.5]))), np.round([0.5, 1.5, -2.5]))
+
+
+def test_integer_matmul_outer_tensordot():
+    rng = np.random.default_rng(1)
+    a = rng.integers(-5, 5, (2, 3, 4)).astype(np.int32)
+    b = rng.integers(-5, 5, (4, 5)).astype(np.int32)
+    v = rng.integers(-5, 5, (4,)).astype(np.int64)
+    la = tf.linalg
+    for x1, x2 in ((a, b), (a, v), (v, b), (v, v), (a[0], b)):
+        r = la.matmul(tf.asarray(x1), tf.asarray(x2))
+        want = np.matmul(x1, x2)
+        assert r.dtype == tf.result_type(tf.asarray(x1), tf.asarray(x2))
+        check(r, want)
+    check(la.outer(tf.asarray(v), tf.asarray(b[0])), np.outer(v, b[0]))
+    for axes in (0, 1, ((2,), (0,)), ((1, 2), (0, 1))):
+        x2 = b if axes != ((1, 2), (0, 1)) else rng.integers(-5, 5, (3, 4, 2)).astype(np.int32)
+        check(tf.tensordot(tf.asarray(a), tf.asarray(x2), axes=axes), np.tensordot(a, x2, axes))
+        check(la.tensordot(tf.asarray(a), tf.asarray(x2), axes=axes), np.tensordot(a, x2, axes))
+    check(tf.tensordot(tf.asarray(a), tf.asarray(b), 1), np.tensordot(a, b, 1))  # positional
+
+
+def test_outer_keeps_signed_zeros():
+    r = tf.linalg.outer(tf.asarray([-0.0, 1.0]), tf.asarray([0.0, 2.0]))
+    want = np.outer([-0.0, 1.0], [0.0, 2.0])
+    check(r, want)
+    assert np.signbit(np.asarray(r)[0, 0])
+
+
+def test_pinv_with_an_rtol_per_matrix():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 4, 2))
+    x[1, :, 1] = 1e-3 * x[1, :, 0] + 1e-9
+    rtol = np.array([1e-12, 0.5, 1e-3])
+    got = np.asarray(tf.linalg.pinv(tf.asarray(x), rtol=tf.asarray(rtol)))
+    want = np.stack([np.linalg.pinv(x[i], rcond=rtol[i]) for i in range(3)])
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8)
+    got = np.asarray(tf.linalg.pinv(tf.asarray(x), rtol=tf.asarray(0.5)))
+    np.testing.assert_allclose(got, np.linalg.pinv(x, rcond=0.5), rtol=1e-8, atol=1e-8)
+
+
+def test_vector_norm_over_no_axis():
+    x = np.array([[-1.0, 2.0], [0.0, -3.5]])
+    for ord_ in (2, 1, np.inf, -np.inf, 3):
+        got = tf.linalg.vector_norm(tf.asarray(x), axis=(), ord=ord_)
+        np.testing.assert_allclose(np.asarray(got), np.abs(x), rtol=1e-14)
+
+
+def test_arange_large_integers_are_exact():
+    start, stop, step = 0, -9129245045424602, -91292450454247
+    r = tf.arange(start, stop, step)
+    assert r.dtype == tf.int64
+    check(r, np.arange(start, stop, step, dtype=np.int64))
+    big = 2**62
+    check(tf.arange(big, big + 5), np.arange(big, big + 5, dtype=np.int64))
+    check(tf.arange(5), np.arange(5))
