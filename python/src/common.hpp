@@ -87,6 +87,11 @@ std::optional<Scalar> as_python_scalar(py::handle obj);
 /// Scalar: OverflowError for an int beyond double, TypeError for a non-number.
 Scalar scalar_arg(py::handle h);
 
+/// matmul as the Array API standard has it: two integer (i32/i64) operands contract exactly in
+/// their promoted integer dtype (through vecdot; the C++ matmul is floating-only); anything else
+/// is tenferro::matmul. Bound as tf.matmul and the @ operator.
+Tensor standard_matmul(const Tensor& a, const Tensor& b);
+
 /// r as a Tensor; TypeError "<who>: the function must return a tenferro.Tensor, not <type>"
 /// (the check on what a Python callback returned).
 Tensor result_tensor(const py::object& r, const char* who);

@@ -18,10 +18,24 @@ py::tuple svd_tuple(const SvdResult& r) { return py::make_tuple(r.U, r.S, r.Vh);
 
 }  // namespace
 
+Tensor standard_matmul(const Tensor& a, const Tensor& b) {
+  const auto integer = [](DType d) { return d == DType::i32 || d == DType::i64; };
+  if (!integer(a.dtype()) || !integer(b.dtype()) || a.rank() == 0 || b.rank() == 0)
+    return matmul(a, b);
+  // Each row of a against each column of b: (..., n, 1, k) . (..., 1, m, k) -> (..., n, m).
+  const Tensor x = a.rank() == 1 ? a.unsqueeze(0) : a;  // (..., n, k)
+  const Tensor y = b.rank() == 1 ? b.unsqueeze(1) : b;  // (..., k, m)
+  Tensor r = vecdot(x.unsqueeze(x.rank() - 1), y.transpose(-2, -1).unsqueeze(y.rank() - 2), -1);
+  if (a.rank() == 1) r = r.squeeze(r.rank() - 2);
+  if (b.rank() == 1) r = r.squeeze(r.rank() - 1);
+  return r;
+}
+
 void bind_ops_linalg(py::module_& m) {
   // ---- Contractions ----
   m.def(
-      "matmul", [](const Tensor& a, const Tensor& b) { return call(&matmul, a, b); }, "a"_a, "b"_a);
+      "matmul", [](const Tensor& a, const Tensor& b) { return call(&standard_matmul, a, b); },
+      "a"_a, "b"_a);
   m.def(
       "bmm", [](const Tensor& a, const Tensor& b) { return call(&bmm, a, b); }, "a"_a, "b"_a);
   m.def(

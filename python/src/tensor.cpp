@@ -344,7 +344,7 @@ const Binary kMinimum = TF_BINARY_FLIP(tenferro::minimum, tenferro::minimum);
 const Binary kHypot = TF_BINARY_FULL(tenferro::hypot);
 const Binary kCopysign = TF_BINARY_FULL(tenferro::copysign);
 const Binary kLogaddexp = TF_BINARY_FULL(tenferro::logaddexp);
-const Binary kMatmul{&matmul};
+const Binary kMatmul{&standard_matmul};
 const Binary kAnd{&logical_and};
 const Binary kOr{&logical_or};
 const Binary kXor{&logical_xor};

@@ -268,11 +268,17 @@ def test_integer_matmul_outer_tensordot():
     b = rng.integers(-5, 5, (4, 5)).astype(np.int32)
     v = rng.integers(-5, 5, (4,)).astype(np.int64)
     la = tf.linalg
-    for x1, x2 in ((a, b), (a, v), (v, b), (v, v), (a[0], b)):
-        r = la.matmul(tf.asarray(x1), tf.asarray(x2))
+    for x1, x2 in ((a, b), (a, v), (v, b), (v, v), (a[0], b), (a[:, None], b[None])):
+        t1, t2 = tf.asarray(x1), tf.asarray(x2)
         want = np.matmul(x1, x2)
-        assert r.dtype == tf.result_type(tf.asarray(x1), tf.asarray(x2))
-        check(r, want)
+        for r in (la.matmul(t1, t2), tf.matmul(t1, t2), t1 @ t2):
+            assert r.dtype == tf.result_type(t1, t2)
+            check(r, want)
+    with pytest.raises(tf.ShapeMismatchError):
+        tf.matmul(tf.asarray(a), tf.asarray(a))  # k = 4 against 3 rows
+    m = tf.asarray(b[:4, :4].copy())
+    m @= tf.asarray(b[:4, :4])
+    check(m, b[:4, :4] @ b[:4, :4])
     check(la.outer(tf.asarray(v), tf.asarray(b[0])), np.outer(v, b[0]))
     for axes in (0, 1, ((2,), (0,)), ((1, 2), (0, 1))):
         x2 = b if axes != ((1, 2), (0, 1)) else rng.integers(-5, 5, (3, 4, 2)).astype(np.int32)
