@@ -70,8 +70,24 @@ def matmul(x1, x2, /):
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    """ord: 'fro', 'nuc' or 2 (the largest singular value); other orders are not in tenferro."""
-    return _tf.matrix_norm(x, ord=ord, keepdims=keepdims)
+    """The matrix norm over the last two axes: 'fro', 'nuc' and 2 are the C++ matrix_norm; 1 and
+    -1 (the largest / smallest column sum of |x|), inf and -inf (row sums) and -2 (the smallest
+    singular value) are composed here from abs, sum, max/min and svdvals."""
+    if isinstance(ord, str) or ord == 2:
+        return _tf.matrix_norm(x, ord=ord, keepdims=keepdims)
+    x = _t(x)
+    if ord in (1, -1):
+        sums = _tf.sum(_tf.abs(x), axis=-2)
+        r = _tf.max(sums, axis=-1) if ord == 1 else _tf.min(sums, axis=-1)
+    elif ord in (float("inf"), -float("inf")):
+        sums = _tf.sum(_tf.abs(x), axis=-1)
+        r = _tf.max(sums, axis=-1) if ord > 0 else _tf.min(sums, axis=-1)
+    elif ord == -2:
+        r = _tf.min(_tf.svdvals(x), axis=-1)
+    else:
+        raise ValueError(f"matrix_norm: ord must be 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, "
+                         f"not {ord!r}")
+    return _tf.reshape(r, tuple(r.shape) + (1, 1)) if keepdims else r
 
 
 def matrix_power(x, n, /):

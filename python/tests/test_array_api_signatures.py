@@ -321,3 +321,21 @@ def test_arange_large_integers_are_exact():
     big = 2**62
     check(tf.arange(big, big + 5), np.arange(big, big + 5, dtype=np.int64))
     check(tf.arange(5), np.arange(5))
+
+
+@pytest.mark.parametrize("ord_", [1, -1, 2, -2, np.inf, -np.inf, "fro", "nuc"])
+def test_matrix_norm_orders(ord_):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 4))
+    for keepdims in (False, True):
+        got = tf.linalg.matrix_norm(tf.asarray(x), ord=ord_, keepdims=keepdims)
+        want = np.linalg.norm(x, ord=ord_, axis=(-2, -1), keepdims=keepdims)
+        assert got.shape == want.shape and got.dtype == tf.float64
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+    z = (x + 1j * rng.standard_normal(x.shape)).astype(np.complex64)
+    got = tf.linalg.matrix_norm(tf.asarray(z), ord=ord_)
+    assert got.dtype == tf.float32  # real, of the input's precision
+    np.testing.assert_allclose(np.asarray(got), np.linalg.norm(z, ord=ord_, axis=(-2, -1)),
+                               rtol=1e-4)
+    with pytest.raises(ValueError):
+        tf.linalg.matrix_norm(tf.asarray(x), ord=3)
