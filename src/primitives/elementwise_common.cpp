@@ -99,6 +99,19 @@ void throw_integers_only(std::string_view op, bool bool_ok, std::span<const Tens
                   describe(in) + "; cast() to an integer dtype first");
 }
 
+DType integer_scalar_dtype(std::string_view op, std::span<const Tensor> in, Scalar s) {
+  const DType d = scalar_dtype(in[0].dtype(), s);
+  if (is_integral(d)) return d;
+  const double v = s.real();
+  if (s.imag() == 0.0 && v == std::trunc(v) && v >= -0x1p63 && v < 0x1p63) return DType::i64;
+  throw Error(ErrorKind::DTypeMismatch,
+              std::string(op) + ": a bitwise op, defined on integers only; the Scalar operand (" +
+                  round_trip(v) +
+                  (s.imag() != 0.0 ? ", imaginary part " + round_trip(s.imag()) : "") +
+                  ") next to " + describe(in) +
+                  " is not a whole number in i64's range; pass a 0-d integer tensor instead");
+}
+
 void throw_complex_unsupported(std::string_view op, std::string_view why,
                                std::span<const Tensor> in) {
   std::string reason = why.empty() ? "it is defined for real values only" : std::string(why);

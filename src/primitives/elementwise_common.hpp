@@ -106,6 +106,12 @@ T scalar_as(Scalar s) {
 /// bool_ok, integers only) that promote to another dtype.
 [[noreturn]] void throw_integers_only(std::string_view op, bool bool_ok,
                                       std::span<const Tensor> in);
+/// The dtype of a Scalar operand of an op defined on integers only (ints_only) next to an
+/// integer or bool tensor of dtype d: scalar_dtype's integer dtype when the value is a whole
+/// number that fits it, else i64 for a whole number in [-2^63, 2^63) (as a Python int, NumPy);
+/// any other Scalar (fractional, complex, beyond i64) is DTypeMismatch naming op, the tensor and
+/// the value.
+DType integer_scalar_dtype(std::string_view op, std::span<const Tensor> in, Scalar s);
 
 /// The dtype an op computes in for operands promoted to d: d itself for floating dtypes; for
 /// bool and integers as the op's Ints policy says. Throws DTypeMismatch for complex operands of
@@ -249,6 +255,10 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
 
   /// The dtype both operands are converted to before the element function runs.
   DType common_dtype(std::span<const Tensor> in) const {
+    if constexpr (Op::ints_only) {
+      if (side_ != ScalarSide::none && is_integral(in[0].dtype()))
+        return compute_dtype<Op>(integer_scalar_dtype(Op::name, in, s_), in);
+    }
     const DType d = side_ != ScalarSide::none ? scalar_dtype(in[0].dtype(), s_)
                                               : promote(in[0].dtype(), in[1].dtype());
     return compute_dtype<Op>(d, in);

@@ -214,7 +214,14 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, SearchSide side, const T
                   "searchsorted: sorter must be one-dimensional with x1's length " +
                       std::to_string(x1.shape()[0]) + ", got " + detail::describe(all) +
                       " (x1, x2, sorter)");
-    a = index_select(x1, 0, sorter);  // x1 in sorted order (index_select checks the range)
+    // x1 in sorted order. index_select checks the range; its error would name the gather
+    // (take_along_axis), so an eager call says that it is searchsorted's sorter.
+    try {
+      a = index_select(x1, 0, sorter);
+    } catch (const Error& e) {
+      throw Error(e.kind(), "searchsorted: sorter must hold indices into x1 (argsort(x1)), got " +
+                                detail::describe(all) + " (x1, x2, sorter): " + e.message());
+    }
   }
   return detail::bind1(detail::SearchSortedPrim(side), a, x2);
 }

@@ -142,6 +142,61 @@ TEST(Bitwise, TypedErrorsLeaveInputsUnchanged) {
   EXPECT_EQ(bitwise_or(n, n).to_vector<i32>(), (std::vector<i32>{1, 2}));
 }
 
+TEST(Bitwise, WholeScalarsBeyondTheTensorDtypeComputeInI64) {
+  // A whole-number Scalar that does not fit an i32 tensor's dtype computes in i64 (NumPy, and the
+  // Python operators' ints); it used to be DTypeMismatch "defined on ... integer dtypes only; got
+  // [3] i32", blaming the i32 tensor.
+  const Tensor x = i32s({1, -2, 3});
+  const double big = 0x1p40 + 3;  // exact in a double
+  const Tensor a = bitwise_and(x, big);
+  EXPECT_EQ(a.dtype(), DType::i64);
+  EXPECT_EQ(a.to_vector<i64>(), (std::vector<i64>{1, (i64{1} << 40) + 2, 3}));
+  EXPECT_EQ(bitwise_xor(-0x1p40, x).to_vector<i64>(),
+            (std::vector<i64>{-(i64{1} << 40) ^ 1, -(i64{1} << 40) ^ -2, -(i64{1} << 40) ^ 3}));
+  EXPECT_EQ(bitwise_or(bools({true, false}), big).to_vector<i64>(),
+            (std::vector<i64>{(i64{1} << 40) + 3, (i64{1} << 40) + 3}));
+  // A count beyond every width shifts every bit out.
+  EXPECT_EQ(bitwise_left_shift(x, 0x1p40).to_vector<i64>(), (std::vector<i64>{0, 0, 0}));
+  EXPECT_EQ(bitwise_right_shift(x, 3e10).to_vector<i64>(), (std::vector<i64>{0, -1, 0}));
+  EXPECT_EQ(bitwise_left_shift(3e10, i32s({1})).to_vector<i64>(), (std::vector<i64>{60000000000}));
+  // Fitting whole numbers keep the tensor's dtype; -2^63 fits i64.
+  EXPECT_EQ(bitwise_and(x, 6).dtype(), DType::i32);
+  EXPECT_EQ(bitwise_and(i64s({-1}), -0x1p63).to_vector<i64>(),
+            (std::vector<i64>{std::numeric_limits<i64>::min()}));
+  // Traced and prepared runs agree (the shape rule decides the dtype).
+  auto f = [big](std::span<const Tensor> in) {
+    return std::vector<Tensor>{bitwise_and(in[0], big), bitwise_left_shift(in[0], 0x1p40)};
+  };
+  const Tensor in[1] = {x};
+  const std::vector<Tensor> ref =
+      expect_eager_prepared_scoped_bitwise(f, {ValueSpec{{3}, DType::i32}}, in);
+  EXPECT_EQ(ref[0].dtype(), DType::i64);
+  // Other Scalars are DTypeMismatch naming the op, the Scalar and the tensor.
+  expect_error(ErrorKind::DTypeMismatch, [&] { (void)bitwise_and(x, 0.5); },
+               {"bitwise_and", "Scalar", "0.5", "[3] i32"});
+  expect_error(ErrorKind::DTypeMismatch, [&] { (void)bitwise_or(i64s({1}), 0x1p63); },
+               {"bitwise_or", "Scalar", "i64's range", "[1] i64"});
+  expect_error(ErrorKind::DTypeMismatch, [&] { (void)bitwise_left_shift(x, Scalar(1.0, 2.0)); },
+               {"bitwise_left_shift", "Scalar", "imaginary"});
+  // Floating tensors keep the tensor message.
+  expect_error(ErrorKind::DTypeMismatch, [&] { (void)bitwise_and(f64s({1.0}), 1); },
+               {"bitwise_and", "f64", "integer"});
+}
+
+TEST(Bitwise, ShiftsOfABoolNextToAnIntegerPromote) {
+  // Only bool with bool is refused by the shifts; a bool operand next to an integer promotes
+  // (as NumPy), as docs/ops.md and docs/dtypes.md say.
+  const Tensor l = bitwise_left_shift(bools({true, false}), i32s({1, 2}));
+  EXPECT_EQ(l.dtype(), DType::i32);
+  EXPECT_EQ(l.to_vector<i32>(), (std::vector<i32>{2, 0}));
+  EXPECT_EQ(bitwise_right_shift(i32s({4, 4}), bools({true, false})).to_vector<i32>(),
+            (std::vector<i32>{2, 4}));
+  EXPECT_EQ(bitwise_left_shift(bools({true}), 3).to_vector<i64>(), (std::vector<i64>{8}));
+  expect_error(ErrorKind::DTypeMismatch,
+               [&] { (void)bitwise_right_shift(bools({true}), bools({false})); },
+               {"bitwise_right_shift", "bool", "integer dtypes"});
+}
+
 TEST(Bitwise, CatalogEntriesAreNotDifferentiable) {
   for (const char* name : {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert",
                            "bitwise_left_shift", "bitwise_right_shift"}) {
@@ -234,6 +289,25 @@ TEST(SearchSorted, TypedErrorsLeaveInputsUnchanged) {
                {"searchsorted", "x1", "undefined"});
   EXPECT_EQ(x1.to_vector<double>(), (std::vector<double>{1.0, 2.0}));
   EXPECT_EQ(searchsorted(x1, x1).to_vector<i64>(), (std::vector<i64>{0, 1}));
+}
+
+TEST(SearchSorted, SorterOutOfRangeNamesSearchsorted) {
+  // The range check is index_select's; the error used to name only take_along_axis.
+  const Tensor x1 = f64s({2.0, 1.0});
+  const Tensor v = f64s({1.5});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)searchsorted(x1, v, SearchSide::left, i64s({1, 5}));
+               },
+               {"searchsorted", "sorter", "[2] f64, [1] f64, [2] i64", "5"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)searchsorted(x1, v, SearchSide::right, i32s({-3, 0}));
+               },
+               {"searchsorted", "sorter", "-3"});
+  // Negative indices in [-n, 0) count from the end, as index_select's.
+  EXPECT_EQ(searchsorted(x1, v, SearchSide::left, i64s({-1, 0})).to_vector<i64>(),
+            (std::vector<i64>{1}));
 }
 
 TEST(SearchSorted, NoGradientFlowsThroughTheIndices) {

@@ -4,7 +4,8 @@
 //   Tensor y = tenferro::bitwise_left_shift(x, counts);       // x * 2^counts, wrapping
 //
 // Dtypes: bitwise_and/or/xor/invert take bool and every integer dtype; the shifts take the
-// integer dtypes only (bool operands are DTypeMismatch). Floating and complex operands are
+// integer dtypes only (bool with bool is DTypeMismatch; a bool next to an integer operand
+// promotes to the integer dtype, as NumPy). Floating and complex operands are
 // DTypeMismatch naming the op and the operands' dtypes (cast() to an integer dtype first). The
 // ops are written for every integral element type of visit_dtype, so new integer dtypes are
 // covered without changes.
@@ -12,9 +13,11 @@
 // Broadcasting and promotion as every binary elementwise op (elementwise.hpp, docs/dtypes.md):
 // NumPy broadcasting (ShapeMismatch naming both shapes), result dtype promote(a, b) (bool with
 // bool stays bool: and/or/xor are then the logical ops). A Scalar operand keeps the tensor's
-// integer dtype when it is a whole number that fits it; next to a bool tensor a whole number
-// gives i64; a fractional or complex Scalar gives DTypeMismatch. A Scalar passes through a
-// double: integers beyond 2^53 are not exact there (use a 0-d tensor of the dtype instead).
+// integer dtype when it is a whole number that fits it; any other whole number in
+// [-2^63, 2^63) gives i64 (next to a bool tensor too; x_i32 & 2^40 is i64, as NumPy); a
+// fractional, complex or larger Scalar gives DTypeMismatch naming the op, the Scalar and the
+// tensor. A Scalar passes through a double: integers beyond 2^53 are not exact there (use a 0-d
+// tensor of the dtype instead).
 //
 // Shift counts (Note [Shift counts] in src/primitives/elementwise_bitwise.cpp; the standard
 // leaves negative counts undefined, tenferro defines every count as NumPy does): for a count c

@@ -21,9 +21,10 @@
 // result is unspecified (some index in [0, n], never an error or a crash). Errors (naming
 // searchsorted and the shapes/dtypes): x1 not 1-D, a sorter that is not 1-D of x1's length:
 // InvalidArgument / ShapeMismatch; complex operands, a sorter that is not i32/i64:
-// DTypeMismatch; a sorter index outside [-n, n): InvalidArgument (index_select's check). It is one
-// primitive: eager, traced and in prepared programs (the output shape is x2's), inside an
-// execution scope; no gradient (an i64 result: autodiff treats it as constant, as argsort).
+// DTypeMismatch; a sorter index outside [-n, n): InvalidArgument (index_select's check, named as
+// searchsorted's sorter in an eager call). It is one primitive: eager, traced and in prepared
+// programs (the output shape is x2's), inside an execution scope; no gradient (an i64 result:
+// autodiff treats it as constant, as argsort).
 //
 // **unique_*(x)**: the distinct values of x, flattened first (row-major), **sorted ascending** in
 // the order above (the standard allows any order; tenferro always sorts). Each NaN is distinct
