@@ -8,9 +8,10 @@
 // Note [Python scalars of bitwise ops]: a Python int or bool next to a tensor becomes a 0-d
 // tensor, never a C++ Scalar (a double, inexact beyond 2^53). Next to an integer tensor it takes
 // the tensor's dtype when its value fits that dtype (x_i32 & 5 is i32, as NumPy 1.24's value-based
-// casting and the standard's Python-scalar rule), else NumPy's default (i64; OverflowError beyond
-// i64); a Python bool next to a bool tensor is a bool. Anything else goes through asarray, so a
-// float or complex operand reaches the C++ op, whose DTypeMismatch names it.
+// casting and the standard's Python-scalar rule), else NumPy's default (i64); an int beyond i64 is
+// OverflowError naming the op (no dtype holds it); a Python bool next to a bool tensor is a bool.
+// Anything else goes through asarray, so a float or complex operand reaches the C++ op, whose
+// DTypeMismatch names it.
 #include <string>
 
 #include "common.hpp"
@@ -23,10 +24,24 @@ using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
 
 bool is_python_int(py::handle h) { return PyLong_Check(h.ptr()); }  // bool is a subclass
 
+// OverflowError naming op for a Python int outside i64's range (asarray would make it uint64 or
+// an object array and fail naming itself).
+void check_int64_range(const char* op, py::handle h) {
+  if (!is_python_int(h) || PyBool_Check(h.ptr())) return;
+  int overflow = 0;
+  (void)PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+  if (overflow == 0) return;
+  const std::string msg = std::string(op) + ": the Python int " + py::str(h).cast<std::string>() +
+                          " is outside int64's range [-2**63, 2**63), the widest integer dtype";
+  PyErr_SetString(PyExc_OverflowError, msg.c_str());
+  throw py::error_already_set();
+}
+
 // Note [Python scalars of bitwise ops].
-Tensor bitwise_operand(py::handle h, const Tensor* other) {
+Tensor bitwise_operand(const char* op, py::handle h, const Tensor* other) {
   py::object o = py::reinterpret_borrow<py::object>(h);
   if (py::isinstance<Tensor>(h)) return h.cast<Tensor>();
+  check_int64_range(op, h);
   if (other != nullptr && is_python_int(h) && is_integral(other->dtype())) {
     const DType d = other->dtype();
     if (PyBool_Check(h.ptr())) return asarray(o, d);  // True next to i32 is i32 1
@@ -38,29 +53,29 @@ Tensor bitwise_operand(py::handle h, const Tensor* other) {
   return asarray(o);
 }
 
-std::pair<Tensor, Tensor> bitwise_operands(py::handle a, py::handle b) {
+std::pair<Tensor, Tensor> bitwise_operands(const char* op, py::handle a, py::handle b) {
   const bool ta = py::isinstance<Tensor>(a), tb = py::isinstance<Tensor>(b);
   if (ta && !tb) {
     Tensor x = a.cast<Tensor>();
-    return {x, bitwise_operand(b, &x)};
+    return {x, bitwise_operand(op, b, &x)};
   }
   if (tb && !ta) {
     Tensor y = b.cast<Tensor>();
-    return {bitwise_operand(a, &y), y};
+    return {bitwise_operand(op, a, &y), y};
   }
   if (!ta && !tb && !is_python_int(a) && is_python_int(b)) {
     Tensor x = asarray(py::reinterpret_borrow<py::object>(a));
-    return {x, bitwise_operand(b, &x)};
+    return {x, bitwise_operand(op, b, &x)};
   }
   if (!ta && !tb && is_python_int(a) && !is_python_int(b)) {
     Tensor y = asarray(py::reinterpret_borrow<py::object>(b));
-    return {bitwise_operand(a, &y), y};
+    return {bitwise_operand(op, a, &y), y};
   }
-  return {bitwise_operand(a, nullptr), bitwise_operand(b, nullptr)};
+  return {bitwise_operand(op, a, nullptr), bitwise_operand(op, b, nullptr)};
 }
 
-Tensor apply_bitwise(BinaryFn fn, py::handle a, py::handle b) {
-  auto [x, y] = bitwise_operands(a, b);
+Tensor apply_bitwise(const char* op, BinaryFn fn, py::handle a, py::handle b) {
+  auto [x, y] = bitwise_operands(op, a, b);
   return call(fn, x, y);
 }
 
@@ -102,42 +117,50 @@ void bind_ops_sets(py::module_& m) {
       {"bitwise_right_shift", static_cast<BinaryFn>(&bitwise_right_shift)}};
   for (const auto& [name, fn] : binaries) {
     BinaryFn f = fn;
+    const char* op = name;
     m.def(
-        name, [f](py::handle a, py::handle b) { return apply_bitwise(f, a, b); }, "x1"_a, "x2"_a,
+        name, [f, op](py::handle a, py::handle b) { return apply_bitwise(op, f, a, b); }, "x1"_a,
+        "x2"_a,
         "Elementwise bitwise op on bool (and/or/xor) and integer arrays with broadcasting and "
         "promotion; shift counts outside [0, bits) shift every bit out (docs/ops.md).");
   }
   m.def(
       "bitwise_invert",
       [](py::handle x) {
-        Tensor t = bitwise_operand(x, nullptr);
+        Tensor t = bitwise_operand("bitwise_invert", x, nullptr);
         return call(&bitwise_invert, t);
       },
       "x"_a, "~x: every bit flipped (bool: logical not).");
 
   // Operators on Tensor: self op other, and the reflected other op self.
   py::object cls = py::type::of<Tensor>();
-  const std::pair<const char*, BinaryFn> ops[] = {
-      {"and", static_cast<BinaryFn>(&bitwise_and)},
-      {"or", static_cast<BinaryFn>(&bitwise_or)},
-      {"xor", static_cast<BinaryFn>(&bitwise_xor)},
-      {"lshift", static_cast<BinaryFn>(&bitwise_left_shift)},
-      {"rshift", static_cast<BinaryFn>(&bitwise_right_shift)}};
-  for (const auto& [name, fn] : ops) {
+  struct OperatorEntry {
+    const char* name;  // the dunder's stem
+    const char* op;    // the function, named in errors
+    BinaryFn fn;
+  };
+  const OperatorEntry ops[] = {
+      {"and", "bitwise_and", static_cast<BinaryFn>(&bitwise_and)},
+      {"or", "bitwise_or", static_cast<BinaryFn>(&bitwise_or)},
+      {"xor", "bitwise_xor", static_cast<BinaryFn>(&bitwise_xor)},
+      {"lshift", "bitwise_left_shift", static_cast<BinaryFn>(&bitwise_left_shift)},
+      {"rshift", "bitwise_right_shift", static_cast<BinaryFn>(&bitwise_right_shift)}};
+  for (const auto& [name, op, fn] : ops) {
     BinaryFn f = fn;
+    const char* fn_name = op;
     const std::string fwd = std::string("__") + name + "__";
     const std::string rev = std::string("__r") + name + "__";
     const std::string inp = std::string("__i") + name + "__";
     cls.attr(fwd.c_str()) = py::cpp_function(
-        [f](py::handle a, py::handle b) -> py::object {
+        [f, fn_name](py::handle a, py::handle b) -> py::object {
           if (!operand_like(b)) return not_implemented();
-          return py::cast(apply_bitwise(f, a, b));
+          return py::cast(apply_bitwise(fn_name, f, a, b));
         },
         py::name(fwd.c_str()), py::is_method(cls), py::is_operator());
     cls.attr(rev.c_str()) = py::cpp_function(
-        [f](py::handle a, py::handle b) -> py::object {
+        [f, fn_name](py::handle a, py::handle b) -> py::object {
           if (!operand_like(b)) return not_implemented();
-          return py::cast(apply_bitwise(f, b, a));
+          return py::cast(apply_bitwise(fn_name, f, b, a));
         },
         py::name(rev.c_str()), py::is_method(cls), py::is_operator());
     // In place: the result must keep self's dtype and shape (as every in-place operator of the
@@ -145,10 +168,10 @@ void bind_ops_sets(py::module_& m) {
     // traced) are computed out of place and the name is rebound.
     const std::string op_name = inp;
     cls.attr(inp.c_str()) = py::cpp_function(
-        [f, op_name](py::object self, py::handle b) -> py::object {
+        [f, fn_name, op_name](py::object self, py::handle b) -> py::object {
           if (!operand_like(b)) return not_implemented();
           const Tensor& s = self.cast<const Tensor&>();
-          Tensor r = apply_bitwise(f, self, b);
+          Tensor r = apply_bitwise(fn_name, f, self, b);
           if (r.dtype() != s.dtype())
             throw Error(ErrorKind::DTypeMismatch,
                         op_name + ": the result has dtype " + std::string(dtype_name(r.dtype())) +

@@ -182,6 +182,34 @@ def test_searchsorted_sorter(side):
                          sorter=tf.asarray(sorter.astype(np.int32))), want)
 
 
+def test_python_ints_beyond_int64_are_overflow_errors_naming_the_op():
+    # They used to reach asarray, whose DTypeMismatchError named tenferro.asarray and uint64.
+    x = tf.asarray(np.array([1, 2], np.int64))
+    with pytest.raises(OverflowError, match="bitwise_and: the Python int 9223372036854775808"):
+        x & 2**63
+    with pytest.raises(OverflowError, match="bitwise_left_shift.*int64"):
+        2**64 << x
+    with pytest.raises(OverflowError, match="bitwise_xor"):
+        tf.bitwise_xor(x, -(2**63) - 1)
+    with pytest.raises(OverflowError, match="bitwise_or"):
+        x |= 2**70
+    with pytest.raises(OverflowError, match="bitwise_invert"):
+        tf.bitwise_invert(2**63)
+    same(x, np.array([1, 2], np.int64))
+    # The ends of int64's range are fine.
+    same(x & (2**63 - 1), np.array([1, 2], np.int64))
+    same(x | -(2**63), np.array([1, 2], np.int64) | np.int64(-(2**63)))
+
+
+def test_searchsorted_sorter_out_of_range_names_searchsorted():
+    # index_select checks the range; its error used to name only take_along_axis.
+    x1 = tf.asarray(np.array([2.0, 1.0]))
+    with pytest.raises(tf.InvalidArgumentError, match="searchsorted: sorter.*5"):
+        tf.searchsorted(x1, x1, sorter=tf.asarray(np.array([1, 5])))
+    same(tf.searchsorted(x1, tf.asarray(np.array([1.5])), sorter=tf.asarray(np.array([-1, 0]))),
+         np.array([1]))
+
+
 def test_searchsorted_errors_and_keywords():
     x1 = tf.asarray(np.array([1.0, 2.0]))
     with pytest.raises(tf.InvalidArgumentError, match="side must be 'left' or 'right'"):
