@@ -377,7 +377,15 @@ def _getitem(self, key):
     return _tf.reshape(picked, tuple(bshape) + tuple(self.shape[k:]))
 
 
+def _big_int(v):
+    """A Python/NumPy integer beyond 2**53: the C++ Scalar (a complex double) would round it."""
+    return (isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
+            and abs(int(v)) > 2**53)
+
+
 def _setitem(self, key, value):
+    if _big_int(value) and self.dtype in _SIGNED:
+        value = _c_asarray(np.int64(value))  # exact, through a 0-d int64 array
     adv = _advanced(self, key) if _has_array(key) else None
     if adv is None:
         return _c_setitem(self, key, value)
@@ -579,13 +587,19 @@ def full(shape, fill_value, dtype=None, *, device=None):
     _check_device(device, "full")
     if dtype is None:
         dtype = _fill_dtype(fill_value)
+    if _big_int(fill_value) and dtype in _SIGNED:
+        # Exact: the C++ full takes a (complex double) Scalar, which rounds beyond 2**53.
+        return _tf.cast(_c_asarray(np.full(shape, fill_value, dtype=np.int64)), dtype)
     return _C["full"](shape, fill_value, dtype)
 
 
 def full_like(x, /, fill_value, dtype=None, *, device=None):
     """An array like x filled with fill_value (x's dtype unless dtype is given)."""
     _check_device(device, "full_like")
-    return _C["full_like"](_tensor(x), fill_value, dtype)
+    x = _tensor(x)
+    if _big_int(fill_value) and (dtype or x.dtype) in _SIGNED:
+        return full(tuple(x.shape), fill_value, dtype or x.dtype)
+    return _C["full_like"](x, fill_value, dtype)
 
 
 def linspace(start, stop, /, num, endpoint=True, dtype=None, *, device=None):

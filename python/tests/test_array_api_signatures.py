@@ -339,3 +339,16 @@ def test_matrix_norm_orders(ord_):
                                rtol=1e-4)
     with pytest.raises(ValueError):
         tf.linalg.matrix_norm(tf.asarray(x), ord=3)
+
+
+def test_integers_beyond_2_53_are_exact_in_full_and_setitem():
+    # 2**53 + 1 is not a double: the C++ Scalar would round it to 2**53.
+    v = 2**53 + 1
+    check(tf.full((2,), v), np.full(2, v, dtype=np.int64))
+    check(tf.full((2,), -v, dtype=tf.int64), np.full(2, -v, dtype=np.int64))
+    check(tf.full_like(tf.zeros((3,), dtype=tf.int64), v), np.full(3, v, dtype=np.int64))
+    x = tf.zeros((3,), dtype=tf.int64)
+    x[1] = v
+    x[tf.asarray([0, 2])] = v + 2
+    check(x, np.array([v + 2, v, v + 2], dtype=np.int64))
+    assert float(tf.full((), v, dtype=tf.float64)) == float(v)  # floats round as they must
