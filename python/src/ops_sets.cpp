@@ -81,10 +81,12 @@ Tensor apply_bitwise(const char* op, BinaryFn fn, py::handle a, py::handle b) {
 
 /// What an operator accepts as its other operand (else NotImplemented, so Python tries the
 /// reflected operator of the other object).
+/// A Python int is one before as_python_scalar, which would raise its own OverflowError for an
+/// int beyond a double's range (the op's check_int64_range names the op).
 bool operand_like(py::handle h) {
-  return py::isinstance<Tensor>(h) || as_python_scalar(h) || py::isinstance<py::array>(h) ||
-         py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h) ||
-         PyObject_HasAttrString(h.ptr(), "__array__") ||
+  return py::isinstance<Tensor>(h) || is_python_int(h) || as_python_scalar(h) ||
+         py::isinstance<py::array>(h) || py::isinstance<py::list>(h) ||
+         py::isinstance<py::tuple>(h) || PyObject_HasAttrString(h.ptr(), "__array__") ||
          py::isinstance(h, py::module_::import("numpy").attr("generic"));
 }
 

@@ -195,6 +195,11 @@ def test_python_ints_beyond_int64_are_overflow_errors_naming_the_op():
         x |= 2**70
     with pytest.raises(OverflowError, match="bitwise_invert"):
         tf.bitwise_invert(2**63)
+    # Beyond a double's range too (the operators used to fail converting it to float).
+    with pytest.raises(OverflowError, match="bitwise_and: the Python int 1000"):
+        x & 10**400
+    with pytest.raises(OverflowError, match="bitwise_right_shift"):
+        10**400 >> x
     same(x, np.array([1, 2], np.int64))
     # The ends of int64's range are fine.
     same(x & (2**63 - 1), np.array([1, 2], np.int64))
