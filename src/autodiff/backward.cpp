@@ -49,16 +49,19 @@ void collect(std::span<TensorAux* const> roots, NodeList& nodes, const char* api
   std::sort(nodes.begin(), nodes.end(), [](TapeNode* a, TapeNode* b) { return a->seq > b->seq; });
 }
 
-void send(TensorAux* a, const Tensor& ct, LeafList& leaves) {
+// `ct` by value: a rule's result is moved in, so the slot may own it alone (Note [Accumulating
+// in place] in tape.hpp).
+void send(TensorAux* a, Tensor ct, LeafList& leaves) {
   if (a->grad_fn) {
-    accumulate_into(tape_node(a)->cotangents[static_cast<std::size_t>(a->output_index)], ct);
+    accumulate_into(tape_node(a)->cotangents[static_cast<std::size_t>(a->output_index)],
+                    std::move(ct));
     return;
   }
   if (!a->staged) {
     a->staged = true;
     leaves.push_back(a);
   }
-  accumulate_into(a->pending, ct);
+  accumulate_into(a->pending, std::move(ct));
 }
 
 // Drops partial cotangents and staged leaf gradients when the pass ends, normally (after the
@@ -143,7 +146,7 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
     for (std::size_t i = 0; i < n->edges.size(); ++i) {
       if (!n->edges[i] || !in_ct[i].defined() || !inside(n->edges[i].get())) continue;
       check_vjp_result(n->primitive(), in_ct[i], n->inputs[i]);
-      send(n->edges[i].get(), in_ct[i], leaves);
+      send(n->edges[i].get(), std::move(in_ct[i]), leaves);
     }
   }
 

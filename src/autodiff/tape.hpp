@@ -130,9 +130,21 @@ void accumulate_in_place(Tensor& acc, const Tensor& v) noexcept;
 /// The seed of a backward pass from a one-element floating `out`: 1 in out's shape and dtype,
 /// written directly (no fill kernel, no backend entry; `api` names a failed allocation).
 Tensor unit_seed(const Tensor& out, const char* api);
-/// slot = slot + v (slot undefined means zero).
-inline void accumulate_into(Tensor& slot, const Tensor& v) {
-  slot = slot.defined() ? accumulate(slot, v) : v;
+/// slot = slot + v (slot undefined means zero). Note [Accumulating in place]: backward's
+/// cotangent slots (a node's output cotangents, a leaf's pending gradient) usually hold the only
+/// reference to a rule's fresh result, so a second contribution is added into it in place (no
+/// backend entry, no allocation) instead of binding ad_accumulate: the same sum, elementwise
+/// a + b, bit for bit. accumulates_in_place() refuses whenever anyone else could observe the
+/// write (a shared storage, a view of a saved tensor, the caller's cotangent) or a level or
+/// trace must see the add (either tensor carries aux), and then the add is bound as before.
+/// Pass v as an rvalue where the caller is done with it, so that slot can become its only owner.
+inline void accumulate_into(Tensor& slot, Tensor v) {
+  if (!slot.defined())
+    slot = std::move(v);
+  else if (accumulates_in_place(slot, v))
+    accumulate_in_place(slot, v);
+  else
+    slot = accumulate(slot, v);
 }
 
 /// The RuntimeState error for a node whose saved_are_current() is false, naming the stale

@@ -57,6 +57,11 @@ Storage* BufferPool::acquire(std::size_t bytes) {
       peak_outstanding_bytes_ = std::max(peak_outstanding_bytes_, outstanding_bytes_);
       s->refs.store(1, std::memory_order_relaxed);
       s->bytes = bytes;
+      // A recycled block is a fresh storage: its in-place writes under the previous owner (an
+      // *_into op, backward's in-place accumulation) must not show in the new tensor's version
+      // (Note [Version counter] in tenferro/storage.hpp). Nobody else holds it here.
+      s->version.store(0, std::memory_order_relaxed);
+      s->writer.store(nullptr, std::memory_order_relaxed);
       return s;
     }
     ++misses_;

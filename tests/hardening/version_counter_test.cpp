@@ -162,6 +162,34 @@ TEST(VersionCounter, BackwardAccumulatingInPlaceRaisesNoError) {
   EXPECT_GT(version(w.grad()), 0u);
 }
 
+TEST(VersionCounter, ARecycledBufferStartsAtVersionZero) {
+  // The buffer pool hands out blocks that an earlier owner wrote in place: the new tensor is
+  // fresh, so its version is 0 whatever happened to the block before.
+  Tensor a = randn({4}, 19);
+  for (int i = 0; i < 3; ++i) {
+    Tensor t = add(a, a);
+    add_into(t, t, 1.0);
+    EXPECT_GT(version(t), 0u);
+  }  // back to the pool
+  EXPECT_EQ(version(add(a, a)), 0u);
+}
+
+TEST(VersionCounter, CotangentsAccumulatedInPlaceLeaveTheCallersTensorsAlone) {
+  // Backward adds a second contribution into a cotangent slot in place only when the slot owns
+  // its storage alone (Note [Accumulating in place] in src/autodiff/tape.hpp): the caller's
+  // cotangent and the saved tensors, which add's and mul's rules alias, keep their values.
+  Tensor x = randn({3}, 20), c = randn({3}, 21);
+  const std::vector<double> xv = values(x), cv = values(c);
+  auto r = vjp([](std::span<const Tensor> in) { return add(in[0], in[0]); }, {x});
+  const std::vector<Tensor> g = r.pullback({c});
+  EXPECT_EQ(values(c), cv);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(values(g[0])[i], cv[i] + cv[i]);
+  const std::vector<Tensor> h =
+      grad([](std::span<const Tensor> in) { return sum(mul(in[0], in[0]) + in[0]); }, {x});
+  EXPECT_EQ(values(x), xv);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(values(h[0])[i], 2 * xv[i] + 1, 1e-12);
+}
+
 TEST(VersionCounter, GradOfAFunctionThatWritesWhatItSaved) {
   Tensor x = randn({3}, 17), c = randn({3}, 18);
   auto f = [&](std::span<const Tensor> in) {
