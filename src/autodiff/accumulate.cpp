@@ -52,7 +52,14 @@ class AccumulatePrim final : public PrimitiveWith<AccumulatePrim> {
 }  // namespace
 
 Tensor unit_seed(const Tensor& out, const char* api) {
-  Tensor seed = empty_for(out.shape(), out.dtype(), api);
+  // One element, so contiguous: the seed shares out's layout record (immutable, Note [Layout
+  // record]) instead of building one from its shape.
+  Tensor seed;
+  if (out.is_contiguous() && out.numel() == 1)
+    seed.set_layout_unchecked(StoragePtr(heap_storage_for(dtype_size(out.dtype()), api)),
+                              out.layout_ref());
+  else
+    seed = empty_for(out.shape(), out.dtype(), api);
   visit_float_dtype(out.dtype(), [&](auto z) {
     using T = decltype(z);
     *static_cast<T*>(seed.data_ptr()) = T(1);
