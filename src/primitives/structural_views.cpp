@@ -334,7 +334,20 @@ class BroadcastToPrim final : public ViewPrimitive<BroadcastToPrim> {
     Dims strides(shape_.size(), 0);
     for (std::size_t i = 0; i < x.shape().size(); ++i)
       strides[lead + i] = x.shape()[i] == 1 ? 0 : x.strides()[i];
-    return Tensor(x.storage(), shape_, std::move(strides), x.offset(), x.dtype());
+    // Note [Unchecked broadcast view]: every reduction's reverse rule and every broadcasting
+    // elementwise rule makes one of these, so the checks of Tensor's public constructor are
+    // skipped where they cannot fail. check_broadcast has checked the shape (no negative
+    // dimension, a representable element count); a non-empty result comes from a non-empty x
+    // (a 0 in x must stay 0), and it addresses a subset of what x does (new and size-1
+    // dimensions get stride 0, the others keep x's), so it lies inside x's storage and satisfies
+    // Note [View invariant] (src/core/tensor.cpp) as x does. An empty result takes the checked
+    // path, which gives it row-major strides.
+    const std::int64_t n = dims_numel(shape_);
+    if (n == 0) return Tensor(x.storage(), shape_, std::move(strides), x.offset(), x.dtype());
+    Tensor r;
+    r.set_layout_unchecked(x.storage(), make_layout(shape_, std::move(strides), n, x.dtype()),
+                           x.offset());
+    return r;
   }
   void vjp(std::span<const Tensor> primals, std::span<const Tensor>, std::span<const Tensor> ct,
            std::span<const bool>, std::span<Tensor> in_ct) const override {
