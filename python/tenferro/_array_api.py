@@ -612,7 +612,7 @@ def _reduction(name):
     c_fn = _C[name]
 
     def reduce(x, /, axis=None, keepdims=False, *, dtype=None):
-        x = _tensor(x)
+        x, axis, keepdims = _no_axis(_tensor(x), axis, keepdims)
         if dtype is None:
             return c_fn(x, axis, keepdims)
         # The standard: x is cast to dtype before the reduction, and the result has dtype.
@@ -728,31 +728,49 @@ def _T(self):
 # ---- more of the standard's semantics over existing ops ----
 
 
-def _empty_axis(name, fn):
-    """fn with the standard's axis=() (an empty tuple: no axis is reduced, the result keeps x's
-    shape): reduces over a new trailing axis of size 1, so the dtype rules of the reduction
-    still apply (sum of int32 is int64, var with correction=1 is NaN). tenferro's own functions
-    refuse axis=() (it would mean every axis in its C++ API)."""
+def _no_axis(x, axis, keepdims):
+    """The standard's axis=() (an empty tuple: no axis is reduced, the result keeps x's shape) as
+    a reduction over a new trailing axis of size 1, so the dtype rules of the reduction still
+    apply (sum of int32 is int64, var with correction=1 is NaN); tenferro's C++ functions refuse
+    axis=() (it means every axis in their API). Returns (x, axis, keepdims)."""
+    if isinstance(axis, (tuple, list)) and len(axis) == 0:
+        x = _tensor(x)
+        return _C["reshape"](x, tuple(x.shape) + (1,)), -1, False
+    return x, axis, keepdims
 
-    def reduce(x, /, *args, **kwargs):
-        axis = kwargs["axis"] if "axis" in kwargs else (args[0] if args else None)
-        if isinstance(axis, (tuple, list)) and len(axis) == 0:
-            x = _tensor(x)
-            x = _C["reshape"](x, tuple(x.shape) + (1,))
-            if "axis" in kwargs:
-                kwargs["axis"] = -1
-            else:
-                args = (-1,) + tuple(args[1:])
-            # The result has x's shape with or without keepdims.
-            if "keepdims" in kwargs:
-                kwargs["keepdims"] = False
-            else:
-                args = args[:2] if name not in ("std", "var") else args[:3]
-        return fn(x, *args, **kwargs)
+
+def _plain_reduction(name):
+    c_fn = getattr(_tf, name)
+
+    def reduce(x, /, axis=None, keepdims=False):
+        x, axis, keepdims = _no_axis(x, axis, keepdims)
+        return c_fn(x, axis, keepdims)
 
     reduce.__name__ = name
-    reduce.__doc__ = fn.__doc__
+    reduce.__doc__ = (f"tenferro's {name}(x, axis, keepdims) with the standard's axis=() "
+                      f"(nothing reduced).")
     return reduce
+
+
+def _moment_reduction(name):
+    c_fn = getattr(_tf, name)
+
+    def reduce(x, /, axis=None, correction=0.0, keepdims=False):
+        x, axis, keepdims = _no_axis(x, axis, keepdims)
+        return c_fn(x, axis, correction, keepdims)
+
+    reduce.__name__ = name
+    reduce.__doc__ = (f"tenferro's {name}(x, axis, correction, keepdims) with the standard's "
+                      f"axis=() (nothing reduced).")
+    return reduce
+
+
+_c_clip = _tf.clip
+
+
+def clip(x, /, min=None, max=None):
+    """x clamped to [min, max] (tenferro's clip), with the standard's signature."""
+    return _c_clip(x, min, max)
 
 
 _c_round = _tf.round
@@ -923,9 +941,12 @@ def install_signatures(ns):
     for name in ("empty_like", "ones_like", "zeros_like"):
         ns[name] = _like(name)
     for name in ("sum", "prod"):
-        ns[name] = _empty_axis(name, _reduction(name))
-    for name in ("mean", "max", "min", "std", "var", "any", "all"):
-        ns[name] = _empty_axis(name, getattr(_tf, name))
+        ns[name] = _reduction(name)
+    for name in ("mean", "max", "min", "any", "all"):
+        ns[name] = _plain_reduction(name)
+    for name in ("std", "var"):
+        ns[name] = _moment_reduction(name)
+    ns["clip"] = clip
     ns["round"] = _round
     ns["pow"] = pow_
     ns["tensordot"] = tensordot

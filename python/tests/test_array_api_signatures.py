@@ -352,3 +352,19 @@ def test_integers_beyond_2_53_are_exact_in_full_and_setitem():
     x[tf.asarray([0, 2])] = v + 2
     check(x, np.array([v + 2, v, v + 2], dtype=np.int64))
     assert float(tf.full((), v, dtype=tf.float64)) == float(v)  # floats round as they must
+
+
+def test_reduction_and_clip_signatures_are_the_standards():
+    import inspect
+
+    for name in ("sum", "prod", "mean", "max", "min", "any", "all", "std", "var"):
+        params = inspect.signature(getattr(tf, name)).parameters
+        assert list(params)[:2] == ["x", "axis"] and "keepdims" in params
+    assert "dtype" in inspect.signature(tf.sum).parameters
+    assert "correction" in inspect.signature(tf.var).parameters
+    assert list(inspect.signature(tf.clip).parameters) == ["x", "min", "max"]
+    x = np.array([-2.0, 0.5, 3.0])
+    check(tf.clip(tf.asarray(x), min=-1.0, max=1.0), np.clip(x, -1.0, 1.0))
+    check(tf.clip(tf.asarray(x), None, 1.0), np.clip(x, None, 1.0))
+    check(tf.mean(tf.asarray(x), 0, True), np.mean(x, 0, keepdims=True))  # positional
+    check(tf.var(tf.asarray(x), 0, 1.0, False), np.var(x, 0, ddof=1))
