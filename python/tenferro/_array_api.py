@@ -765,6 +765,25 @@ def _moment_reduction(name):
     return reduce
 
 
+class AxisError(_tf.InvalidArgumentError, IndexError):
+    """An axis out of range: tenferro's InvalidArgumentError (a ValueError) that is also an
+    IndexError, as NumPy's AxisError (the Array API test suite expects IndexError)."""
+
+
+_c_expand_dims = _tf.expand_dims
+
+
+def expand_dims(x, /, axis=0):
+    """x with a new axis of size 1 at axis (-x.ndim - 1 <= axis <= x.ndim; AxisError, an
+    IndexError and an InvalidArgumentError, otherwise)."""
+    x = _tensor(x)
+    a = operator.index(axis)
+    if not -x.ndim - 1 <= a <= x.ndim:
+        raise AxisError(f"InvalidArgument: expand_dims: axis {a} is out of range for shape "
+                        f"{list(x.shape)}; expected {-x.ndim - 1} <= axis <= {x.ndim}")
+    return _c_expand_dims(x, a)
+
+
 _c_clip = _tf.clip
 
 
@@ -947,6 +966,8 @@ def install_signatures(ns):
     for name in ("std", "var"):
         ns[name] = _moment_reduction(name)
     ns["clip"] = clip
+    ns["expand_dims"] = expand_dims
+    ns["AxisError"] = AxisError
     ns["round"] = _round
     ns["pow"] = pow_
     ns["tensordot"] = tensordot

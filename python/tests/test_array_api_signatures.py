@@ -368,3 +368,17 @@ def test_reduction_and_clip_signatures_are_the_standards():
     check(tf.clip(tf.asarray(x), None, 1.0), np.clip(x, None, 1.0))
     check(tf.mean(tf.asarray(x), 0, True), np.mean(x, 0, keepdims=True))  # positional
     check(tf.var(tf.asarray(x), 0, 1.0, False), np.var(x, 0, ddof=1))
+
+
+def test_expand_dims_axis_out_of_range_is_an_index_error():
+    x = tf.zeros((2, 3))
+    check(tf.expand_dims(x, axis=-3), np.expand_dims(np.zeros((2, 3)), -3))
+    check(tf.expand_dims(x, 2), np.expand_dims(np.zeros((2, 3)), 2))
+    for axis in (3, -4, 10):
+        with pytest.raises(IndexError, match="expand_dims"):
+            tf.expand_dims(x, axis=axis)
+        with pytest.raises(tf.InvalidArgumentError):  # still tenferro's error (a ValueError)
+            tf.expand_dims(x, axis=axis)
+    with pytest.raises(IndexError):
+        tf.expand_dims(tf.asarray(1.0), axis=-2)
+    assert issubclass(tf.AxisError, ValueError)
