@@ -564,6 +564,11 @@ def _like(name):
 def eye(n_rows, n_cols=None, /, k=0, dtype=None, *, device=None):
     """Ones on the k-th diagonal of an n_rows x n_cols matrix (tenferro's eye), on the CPU."""
     _check_device(device, "eye")
+    # Any |k| past the matrix gives zeros; clamping keeps a huge Python int k (beyond int64)
+    # valid for the C++ eye.
+    cols = n_rows if n_cols is None else n_cols
+    k = builtins.max(-operator.index(n_rows) - 1, builtins.min(operator.index(k),
+                                                              operator.index(cols) + 1))
     return _C["eye"](n_rows, n_cols, k, dtype)
 
 
@@ -784,6 +789,34 @@ def expand_dims(x, /, axis=0):
     return _c_expand_dims(x, a)
 
 
+def _arg_reduction(name):
+    c_fn = getattr(_tf, name)
+
+    def reduce(x, /, axis=None, keepdims=False):
+        x = _tensor(x)
+        r = c_fn(x, axis, keepdims)
+        if axis is None and keepdims:
+            # The standard: with keepdims the result keeps every (reduced) axis as size 1.
+            r = _C["reshape"](r, (1,) * x.ndim)
+        return r
+
+    reduce.__name__ = name
+    reduce.__doc__ = (f"tenferro's {name}(x, axis, keepdims); axis=None with keepdims=True keeps "
+                      f"x.ndim axes of size 1.")
+    return reduce
+
+
+_c_flip = _tf.flip
+
+
+def flip(x, /, axis=None):
+    """x with the order of elements reversed along axis (tenferro's flip); axis=() reverses
+    nothing (a copy)."""
+    if isinstance(axis, (tuple, list)) and len(axis) == 0:
+        return _tf.copy(_tensor(x))
+    return _c_flip(x, axis)
+
+
 _c_clip = _tf.clip
 
 
@@ -967,6 +1000,9 @@ def install_signatures(ns):
         ns[name] = _moment_reduction(name)
     ns["clip"] = clip
     ns["expand_dims"] = expand_dims
+    ns["flip"] = flip
+    for name in ("argmax", "argmin"):
+        ns[name] = _arg_reduction(name)
     ns["AxisError"] = AxisError
     ns["round"] = _round
     ns["pow"] = pow_

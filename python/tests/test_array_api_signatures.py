@@ -382,3 +382,25 @@ def test_expand_dims_axis_out_of_range_is_an_index_error():
     with pytest.raises(IndexError):
         tf.expand_dims(tf.asarray(1.0), axis=-2)
     assert issubclass(tf.AxisError, ValueError)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_argmax_argmin_keepdims_without_axis(name):
+    x = np.array([[3, 1, 4], [1, 5, 9]], dtype=np.int32)
+    fn, np_fn = getattr(tf, name), getattr(np, name)
+    r = fn(tf.asarray(x), keepdims=True)
+    assert r.shape == (1, 1)
+    check(r, np_fn(x, keepdims=True))
+    check(fn(tf.asarray(x)), np_fn(x))
+    check(fn(tf.asarray(x), axis=1, keepdims=True), np_fn(x, axis=1, keepdims=True))
+    check(fn(tf.asarray(x[0]), keepdims=True), np_fn(x[0], keepdims=True))
+
+
+def test_flip_over_no_axis_and_eye_with_a_huge_k():
+    x = np.arange(6.0).reshape(2, 3)
+    check(tf.flip(tf.asarray(x), axis=()), x)
+    check(tf.flip(tf.asarray(x), axis=(0, 1)), np.flip(x, (0, 1)))
+    check(tf.flip(tf.asarray(x)), np.flip(x))
+    for k in (2**63, -2**63 - 5, 3, -2, 1):
+        check(tf.eye(2, 3, k=k), np.eye(2, 3, k=k if abs(k) < 10 else 0) * (abs(k) < 10))
+    assert tf.eye(0, k=2**70).shape == (0, 0)
