@@ -3,6 +3,7 @@
 // function + partials (elementwise_common.hpp explains the rule kinds).
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 #include "cpu/kernels/elementwise_math.hpp"
 #include "primitives/elementwise_common.hpp"
@@ -111,6 +112,10 @@ struct PowOp : BinaryDefaults {
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
+    // glibc's cpow(0, 0) is exp(0 * log 0) = nan; NumPy and the real pow give 1.
+    if constexpr (is_complex_v<T>) {
+      if (b == T(0)) return T(1);
+    }
     return std::pow(a, b);
   }
   static Partial da(const Tensor& a, const Tensor& b, const Tensor&) { return b * pow(a, b - 1.0); }
@@ -120,6 +125,31 @@ struct PowOp : BinaryDefaults {
 // ---- floor division and Python's remainder (the result takes the divisor's sign) ----
 // Integers: x // 0 and x % 0 are 0 (NumPy's result, without its warning), and INT_MIN // -1
 // wraps to INT_MIN; C++'s / and % are undefined in both cases.
+// Floats: NumPy's npy_divmod (Python's float // and %). floor(a / b) is wrong where a / b rounds
+// or overflows (-5 // inf is -1, inf // 1 is nan, 1e308 // 1e-310 is inf only by rounding); a
+// zero remainder takes the divisor's sign (3 % -3 is -0) and a zero quotient the sign of a / b.
+template <class T>
+std::pair<T, T> float_divmod(T a, T b) {
+  T mod = std::fmod(a, b);
+  if (b == 0) return {a / b, mod};
+  T div = (a - mod) / b;
+  if (mod != 0) {
+    if ((b < 0) != (mod < 0)) {
+      mod += b;
+      div -= T(1);
+    }
+  } else {
+    mod = std::copysign(T(0), b);
+  }
+  T floordiv;
+  if (div != 0) {
+    floordiv = std::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+  } else {
+    floordiv = std::copysign(T(0), a / b);
+  }
+  return {floordiv, mod};
+}
 template <class T>
 T floor_divide_of(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
@@ -128,7 +158,7 @@ T floor_divide_of(T a, T b) {
     const T q = static_cast<T>(a / b);
     return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
   } else {
-    return std::floor(a / b);
+    return float_divmod(a, b).first;
   }
 }
 template <class T>
@@ -138,8 +168,7 @@ T remainder_of(T a, T b) {
     const T r = static_cast<T>(a % b);
     return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
   } else {
-    const T r = std::fmod(a, b);
-    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+    return float_divmod(a, b).second;
   }
 }
 

@@ -11,6 +11,12 @@
 
 namespace tenferro {
 
+namespace detail {
+// i z and Im z read exactly (no complex product; Note [Exact complex parts] in polar.cpp).
+Tensor times_i(const Tensor& z);
+Tensor imag_part(const Tensor& z);
+}  // namespace detail
+
 namespace {
 void require(const Tensor& x, const char* op) {
   if (!x.defined())
@@ -70,14 +76,14 @@ Tensor real(const Tensor& x) {
 Tensor imag(const Tensor& x) {
   require(x, "imag");
   if (!is_complex(x.dtype())) return zeros(x.shape(), x.dtype());
-  return cast(x * Scalar(0, -1), real_dtype(x.dtype()));  // Im z = Re(-i z)
+  return detail::imag_part(x);  // Note [Exact complex parts]
 }
 
 Tensor complex(const Tensor& re, const Tensor& im) {
   require_real(re, "complex");
   require_real(im, "complex");
   const DType c = complex_dtype(promote(float_dtype_of(re.dtype()), float_dtype_of(im.dtype())));
-  return cast(re, c) + cast(im, c) * Scalar(0, 1);
+  return conj(cast(re, c)) + detail::times_i(cast(im, c));  // Note [Exact complex parts]
 }
 
 }  // namespace tenferro

@@ -1,5 +1,6 @@
-// Angles and the polar form: atan2 and angle are elementwise catalog ops built from the generic
-// UnaryPrim/BinaryPrim (elementwise_common.hpp); polar is a composite of complex(), cos, sin, mul.
+// Angles, complex parts and the polar form: atan2, angle, imag and times_i are elementwise catalog
+// ops built from the generic UnaryPrim/BinaryPrim (elementwise_common.hpp); polar is a composite
+// of complex(), cos, sin, mul.
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -9,6 +10,9 @@
 
 namespace tenferro {
 namespace detail {
+
+Tensor times_i(const Tensor& z);
+
 namespace {
 
 struct Atan2Op : BinaryDefaults {
@@ -71,6 +75,53 @@ struct AngleOp : UnaryDefaults {
   }
 };
 
+// Note [Exact complex parts]: imag(z) as Re(-i z) and complex(re, im) as re + i im go through a
+// complex product, where inf * 0 is NaN and a -0 part turns +0: imag(inf + 1j) was NaN and
+// complex(1, inf) NaN + inf j. Two exact element functions instead: imag reads the part, and
+// times_i maps a + bi to -b + ai (i z without arithmetic); complex() is conj(re + 0i) + i (im +
+// 0i), whose parts are re + (-0) and (-0) + im, so signed zeros, infinities and NaNs pass as they
+// are. Both are linear: d imag = imag(dz) and its VJP is i ct (Note [Complex gradients]); times_i's
+// adjoint is -i.
+struct ImagOp : UnaryDefaults {
+  static constexpr const char* name = "imag";
+  static constexpr bool to_real = true;
+  static constexpr Rule rule = Rule::custom;
+  template <class T>
+  static real_t<T> apply(T v) {
+    if constexpr (is_complex_v<T>)
+      return v.imag();
+    else
+      return T(0);
+  }
+  static Tensor jvp(const Tensor& z, const Tensor& y, const Tensor& t) {
+    if (!is_complex(z.dtype())) return Tensor();
+    return fit_tangent(imag(t), y);
+  }
+  static Tensor vjp(const Tensor& z, const Tensor&, const Tensor& ct) {
+    if (!is_complex(z.dtype())) return zeros(z.shape(), z.dtype());
+    return fit_cotangent(times_i(cast(ct, z.dtype())), z);
+  }
+};
+
+// i z for complex z (public complex() binds it on complex tensors only; a real z is itself).
+struct TimesIOp : UnaryDefaults {
+  static constexpr const char* name = "times_i";
+  static constexpr Rule rule = Rule::custom;
+  template <class T>
+  static T apply(T v) {
+    if constexpr (is_complex_v<T>)
+      return T(-v.imag(), v.real());
+    else
+      return v;
+  }
+  static Tensor jvp(const Tensor&, const Tensor& y, const Tensor& t) {
+    return fit_tangent(times_i(cast(t, y.dtype())), y);
+  }
+  static Tensor vjp(const Tensor& z, const Tensor&, const Tensor& ct) {
+    return fit_cotangent(-times_i(ct), z);
+  }
+};
+
 void require_real_floating(const Tensor& abs_t, const Tensor& angle_t) {
   if (!abs_t.defined() || !angle_t.defined())
     throw Error(ErrorKind::InvalidArgument, "polar: an input tensor is undefined");
@@ -85,7 +136,7 @@ void require_real_floating(const Tensor& abs_t, const Tensor& angle_t) {
 }  // namespace
 
 std::shared_ptr<const Primitive> find_polar(std::string_view name, ScalarSide side, Scalar s) {
-  if (auto p = find_unary<AngleOp>(name)) return p;
+  if (auto p = find_unary<AngleOp, ImagOp, TimesIOp>(name)) return p;
   return find_binary<Atan2Op>(name, side, s);
 }
 
@@ -96,6 +147,11 @@ Tensor atan2(const Tensor& y, const Tensor& x) {
 }
 
 Tensor angle(const Tensor& z) { return detail::apply_unary<detail::AngleOp>(z); }
+
+namespace detail {
+Tensor times_i(const Tensor& z) { return apply_unary<TimesIOp>(z); }
+Tensor imag_part(const Tensor& z) { return apply_unary<ImagOp>(z); }
+}  // namespace detail
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {
   detail::require_real_floating(abs, angle);

@@ -287,6 +287,25 @@ TEST(ArrayApiElementwise, StandardSpecialCasesForComplexInputs) {
   EXPECT_EQ(c(log10(cscalar(1000.0, -0.0))).real(), 3.0);
 }
 
+// Complex pow(z, 0) is 1 for every z, 0 included (glibc's cpow(0, 0) is NaN; NumPy and the real
+// pow give 1), and log1p keeps the sign of a zero imaginary part on the branch cut
+// (log1p(-3 - 0j) = log 2 - i pi, as log(-2 - 0j)).
+TEST(ArrayApiElementwise, ComplexPowZeroExponentAndLog1pBranchCutSign) {
+  for (DType d : {DType::c128, DType::c64}) {
+    const Tensor z = cast(from_vector<c128>({c128(0, 0), c128(-0.0, -0.0), c128(2, -3)}, {3}), d);
+    const Tensor e = cast(from_vector<c128>({c128(0, 0), c128(-0.0, 0), c128(0, 0)}, {3}), d);
+    for (const c128 v : cast(pow(z, e), DType::c128).to_vector<c128>())
+      EXPECT_EQ(v, c128(1, 0)) << dtype_name(d);
+    const std::vector<c128> l =
+        cast(log1p(cast(from_vector<c128>({c128(-3, -0.0), c128(-3, 0.0)}, {2}), d)), DType::c128)
+            .to_vector<c128>();
+    const double tol = d == DType::c64 ? 1e-6 : 1e-15;
+    EXPECT_NEAR(l[0].real(), std::log(2.0), tol);
+    EXPECT_NEAR(l[0].imag(), -std::acos(-1.0), tol) << dtype_name(d);
+    EXPECT_NEAR(l[1].imag(), std::acos(-1.0), tol) << dtype_name(d);
+  }
+}
+
 // sign: NaN gives NaN (an earlier kernel compared with 0 and gave 0, a wrong value without an
 // error); +-0 give 0; complex NaN in either part gives NaN + NaN j, even next to an infinity.
 TEST(ArrayApiElementwise, SignOfNanIsNanForRealAndComplex) {

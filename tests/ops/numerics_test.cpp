@@ -17,6 +17,7 @@ namespace tenferro::testing {
 namespace {
 
 using i32 = std::int32_t;
+using i64 = std::int64_t;
 const double kInf = std::numeric_limits<double>::infinity();
 
 TEST(Numerics, RoundingHalfToEvenAndIdentityOnIntegers) {
@@ -67,6 +68,40 @@ TEST(Numerics, FloorDivideAndRemainderFollowPython) {
   };
   EXPECT_TRUE(adtest::check_vjp(rem, {x, y}));
   EXPECT_TRUE(adtest::check_jvp(rem, {x, y}));
+}
+
+// Floats follow NumPy's npy_divmod (Python's float // and %), not floor(a / b): the quotient of
+// a finite by an infinity is -1 or 0 by sign, an infinite dividend gives NaN, and a zero
+// remainder takes the divisor's sign.
+TEST(Numerics, FloatFloorDivideAndRemainderMatchPythonAtInfinitiesAndZeros) {
+  const double nan = std::nan("");
+  struct Row {
+    double a, b, q, r;
+  };
+  const Row rows[] = {{-5.0, kInf, -1.0, kInf}, {5.0, -kInf, -1.0, -kInf}, {5.0, kInf, 0.0, 5.0},
+                      {kInf, 1.0, nan, nan},    {-kInf, 2.5, nan, nan},    {3.0, -3.0, -1.0, -0.0},
+                      {-3.0, 3.0, -1.0, 0.0},   {0.0, -1.0, -0.0, -0.0},   {-0.0, 1.0, -0.0, 0.0},
+                      {-0.0, kInf, -0.0, 0.0},  {1.0, 0.0, kInf, nan},     {-7.5, 2.0, -4.0, 0.5}};
+  for (DType d : {DType::f64, DType::f32}) {
+    std::vector<double> av, bv;
+    for (const Row& r : rows) {
+      av.push_back(r.a);
+      bv.push_back(r.b);
+    }
+    const i64 n = static_cast<i64>(av.size());
+    const Tensor a = cast(from_vector<double>(av, {n}), d),
+                 b = cast(from_vector<double>(bv, {n}), d);
+    const std::vector<double> q = cast(floor_divide(a, b), DType::f64).to_vector<double>(),
+                              r = cast(remainder(a, b), DType::f64).to_vector<double>();
+    for (std::size_t k = 0; k < av.size(); ++k) {
+      const Row& w = rows[k];
+      const auto same = [](double x, double y) {
+        return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y));
+      };
+      EXPECT_TRUE(same(q[k], w.q)) << dtype_name(d) << w.a << " // " << w.b << " = " << q[k];
+      EXPECT_TRUE(same(r[k], w.r)) << dtype_name(d) << w.a << " % " << w.b << " = " << r[k];
+    }
+  }
 }
 
 TEST(Numerics, ClampKeepsNanAndPassesGradientOnTheClosedInterval) {
@@ -159,6 +194,33 @@ TEST(Numerics, RealImagComplexAndTheirGradients) {
   EXPECT_TRUE(adtest::check_vjp(build, {randn({3}, 3), randn({3}, 4)}));
   expect_error([] { (void)complex(ones({1}, DType::c64), ones({1})); }, ErrorKind::DTypeMismatch,
                {"complex"});
+}
+
+// Note [Exact complex parts]: imag and complex pass infinities, NaNs and signed zeros through
+// (they went through a complex product: imag(inf + 1j) was NaN, complex(1, inf) NaN + inf j).
+TEST(Numerics, ImagAndComplexKeepInfinitiesNansAndSignedZeros) {
+  const double nan = std::nan("");
+  const std::vector<double> re = {kInf, nan, 1.0, -kInf, 3.0, -0.0, 0.0},
+                            im = {1.0, 2.0, kInf, -kInf, -0.0, -0.0, nan};
+  const auto same = [](double x, double y) {
+    return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y));
+  };
+  const i64 n = static_cast<i64>(re.size());
+  for (DType d : {DType::f64, DType::f32}) {
+    const Tensor z =
+        complex(cast(from_vector<double>(re, {n}), d), cast(from_vector<double>(im, {n}), d));
+    const std::vector<double> zr = cast(real(z), DType::f64).to_vector<double>(),
+                              zi = cast(imag(z), DType::f64).to_vector<double>();
+    for (std::size_t k = 0; k < re.size(); ++k) {
+      EXPECT_TRUE(same(zr[k], re[k])) << dtype_name(d) << " re " << re[k] << " got " << zr[k];
+      EXPECT_TRUE(same(zi[k], im[k])) << dtype_name(d) << " im " << im[k] << " got " << zi[k];
+    }
+  }
+  std::vector<c128> zs;
+  for (std::size_t k = 0; k < re.size(); ++k) zs.emplace_back(re[k], im[k]);
+  const std::vector<double> got = imag(from_vector<c128>(zs, {n})).to_vector<double>();
+  for (std::size_t k = 0; k < re.size(); ++k)
+    EXPECT_TRUE(same(got[k], im[k])) << "imag of " << zs[k] << " got " << got[k];
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ T log1p_of(T z) {
     const R x = z.real(), y = z.imag();
     if (std::abs(x) < R(0.5) && std::abs(y) < R(0.5))
       return T(R(0.5) * std::log1p(2 * x + x * x + y * y), std::atan2(y, 1 + x));
-    return std::log(T(1) + z);
+    return std::log(T(1 + x, y));  // not T(1) + z: -0 + 0 would lose y's sign (branch cut)
   } else {
     return std::log1p(z);
   }
