@@ -66,10 +66,17 @@ void send(TensorAux* a, Tensor ct, LeafList& leaves) {
 
 // Drops partial cotangents and staged leaf gradients when the pass ends, normally (after the
 // commit) or by an exception (so that nothing changes).
+// Note [Release order]: the pass holds the nodes and leaves by raw pointer; what keeps them
+// alive is the graph itself. Releasing a node drops its edges, which may hold the last reference
+// to a producer node (an intermediate output nobody else keeps) or to a leaf's layer (a temporary
+// leaf). So the cleanup runs before any release, and nodes are released producers first
+// (ascending sequence): a release can only free nodes of smaller sequence, already released,
+// never one the loop has yet to visit.
 struct Cleanup {
   NodeList& nodes;
   LeafList& leaves;
-  ~Cleanup() {
+  bool done = false;
+  void run() noexcept {
     for (TapeNode* n : nodes)
       for (Tensor& c : n->cotangents)
         if (c.defined()) c = Tensor();
@@ -77,6 +84,10 @@ struct Cleanup {
       a->pending = Tensor();
       a->staged = false;
     }
+    done = true;
+  }
+  ~Cleanup() {
+    if (!done) run();
   }
 };
 
@@ -171,8 +182,9 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
     for (std::size_t j = 0; j < capture.size(); ++j)
       if (capture[j]->staged) captured[j] = capture[j]->pending;
   }
+  cleanup.run();  // Note [Release order]
   if (!pass.retain_graph && !pass.create_graph)
-    for (TapeNode* n : nodes) n->release();
+    for (std::size_t i = nodes.size(); i-- > 0;) nodes[i]->release();
 }
 
 }  // namespace detail
