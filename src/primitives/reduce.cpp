@@ -205,6 +205,15 @@ void ReducePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> ou
                      std::span<Tensor> in_ct) const {
   if (!ct[0].defined()) return;
   const Tensor& x = primals[0];
+  // A rank-0 cotangent (a full reduction, or a rank-0 x) broadcasts as it is (broadcast_back's
+  // first case) and the reduced count is x's element count: sum and mean need nothing of
+  // resolve(), whose mask and shapes the other kinds use.
+  if (ct[0].rank() == 0 && (kind_ == ReduceKind::sum || kind_ == ReduceKind::mean)) {
+    Tensor g = broadcast_to(ct[0], x.shape());
+    in_ct[0] = kind_ == ReduceKind::sum ? std::move(g)
+                                        : mul(g, Scalar(1.0 / static_cast<double>(x.numel())));
+    return;
+  }
   const ResolvedAxes a = resolve(x);
   const Tensor g = broadcast_back(ct[0], a, x);
   switch (kind_) {
