@@ -608,8 +608,17 @@ def full_like(x, /, fill_value, dtype=None, *, device=None):
 
 
 def linspace(start, stop, /, num, endpoint=True, dtype=None, *, device=None):
-    """num evenly spaced values from start to stop (tenferro's linspace), on the CPU."""
+    """num evenly spaced values from start to stop (tenferro's linspace), on the CPU. For an
+    integer dtype with integer bounds beyond 2**53 the values are exact (start + floor(i *
+    (stop - start) / div) in Python integers; the C++ linspace computes in doubles)."""
     _check_device(device, "linspace")
+    if (dtype in _SIGNED and _is_int(start) and _is_int(stop)
+            and builtins.max(abs(int(start)), abs(int(stop))) > 2**53):
+        n = operator.index(num)
+        lo, hi = int(start), int(stop)
+        div = n - 1 if endpoint else n
+        vals = [lo + ((i * (hi - lo)) // div if div > 0 else 0) for i in range(n)]
+        return _tf.cast(_c_asarray(np.array(vals, dtype=np.int64).reshape(n)), dtype)
     return _C["linspace"](start, stop, num, endpoint, dtype)
 
 

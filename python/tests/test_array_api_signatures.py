@@ -404,3 +404,14 @@ def test_flip_over_no_axis_and_eye_with_a_huge_k():
     for k in (2**63, -2**63 - 5, 3, -2, 1):
         check(tf.eye(2, 3, k=k), np.eye(2, 3, k=k if abs(k) < 10 else 0) * (abs(k) < 10))
     assert tf.eye(0, k=2**70).shape == (0, 0)
+
+
+def test_integer_linspace_beyond_2_53_is_exact():
+    big = 2**53 + 1
+    r = tf.linspace(big, big, 1, dtype=tf.int64)
+    check(r, np.array([big], dtype=np.int64))
+    r = tf.linspace(big, big + 10, 6, dtype=tf.int64)
+    check(r, np.array([big + 2 * i for i in range(6)], dtype=np.int64))
+    r = tf.linspace(-big, big, 4, endpoint=False, dtype=tf.int64)
+    check(r, np.array([-big + (i * 2 * big) // 4 for i in range(4)], dtype=np.int64))
+    check(tf.linspace(0, 10, 5, dtype=tf.int64), np.linspace(0, 10, 5).astype(np.int64))
