@@ -54,7 +54,7 @@ struct AngleOp : UnaryDefaults {
     if constexpr (is_complex_v<T>) {
       return std::arg(v);
     } else {
-      // NumPy/PyTorch: pi for negative reals, 0 otherwise (also -0), NaN stays NaN.
+      // PyTorch: pi for negative reals, 0 otherwise (also -0; NumPy gives pi there), NaN stays NaN.
       if (std::isnan(v)) return v;
       return v < 0 ? std::numbers::pi_v<T> : T(0);
     }
