@@ -66,8 +66,11 @@ TensorList forward_apply(const Primitive& p, std::span<const Tensor> in, const T
   return out;
 }
 
-void check_vjp_result(const Primitive& p, const Tensor& got, const Tensor& input) {
-  check_rule_result(p, "vjp", got, input);
+void throw_vjp_mismatch(const Primitive& p, const Tensor& got, const Tensor& input) {
+  check_rule_result(p, "vjp", got, input);  // throws: the shapes or dtypes differ
+  throw Error(ErrorKind::RuntimeState, std::string(p.name()) +
+                                           ": internal error: a vjp result was refused but "
+                                           "matches its input");
 }
 
 }  // namespace tenferro::detail

@@ -160,14 +160,21 @@ Tensor strip_level(const Tensor& t, const TensorAux& level) {
 TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const TensorAux& level) {
   // The node is filled in place (no intermediate lists); if bind throws, it goes back to the pool.
   auto node = std::allocate_shared<TapeNode>(PoolAllocator<TapeNode>{});
+  bool plain = true;
   for (const Tensor& t : in) {
     const std::shared_ptr<TensorAux>& a = live_aux(t.aux());
     const bool ours = is_layer_of(a.get(), level);
-    node->inputs.push_back(with_aux(t, ours ? a->inner : a));  // this level's layer removed
-    node->versions.push_back(version_of(t));                   // Note [Saved versions]
+    const std::shared_ptr<TensorAux>& below = ours ? a->inner : a;
+    plain = plain && !below;
+    node->inputs.push_back(with_aux(t, below));  // this level's layer removed
+    node->versions.push_back(version_of(t));     // Note [Saved versions]
     node->edges.push_back(ours && a->has_edge() ? a : nullptr);
   }
-  TensorList out = bind(p, node->inputs);  // the lower levels and traces see this bind
+  // The lower levels and traces see this bind. Note [Recorded op runs its kernel]: when no input
+  // keeps a layer below this level (the common case: one grad, no trace), bind would only
+  // re-check the inputs (bind's caller did) and find no aux, so the eager interpreter is called
+  // directly.
+  TensorList out = plain ? eager_apply(p, node->inputs) : bind(p, node->inputs);
   node->set_primitive(p);
   node->seq = g_next_seq.fetch_add(1, std::memory_order_relaxed);
   for (std::size_t k = 0; k < out.size(); ++k) {

@@ -184,8 +184,20 @@ inline bool saved_are_current(const TapeNode& n) noexcept {
   return true;
 }
 
-/// Throws RuntimeState (a rule bug) unless `got` has the shape and dtype of `input`.
-void check_vjp_result(const Primitive& p, const Tensor& got, const Tensor& input);
+/// Throws RuntimeState (a rule bug): `got` does not have the shape and dtype of `input`.
+[[noreturn]] void throw_vjp_mismatch(const Primitive& p, const Tensor& got, const Tensor& input);
+/// Throws RuntimeState (a rule bug) unless `got` has the shape and dtype of `input`. Inline, and
+/// the layout records first (one record means one shape and dtype, Note [Layout record]): backward
+/// checks every cotangent a rule returns.
+inline void check_vjp_result(const Primitive& p, const Tensor& got, const Tensor& input) {
+  const Layout* a = got.layout();
+  const Layout* b = input.layout();
+  if (a == b) return;
+  bool same = a && b && a->dtype == b->dtype && a->shape.size() == b->shape.size();
+  for (std::size_t i = 0; same && i < a->shape.size(); ++i) same = a->shape[i] == b->shape[i];
+  if (!same) [[unlikely]]
+    throw_vjp_mismatch(p, got, input);
+}
 
 /// How a backward pass runs.
 struct BackwardPass {

@@ -224,3 +224,26 @@ TEST(AutodiffTape, CotangentThatRequiresGradIsUsedAsAValue) {
   EXPECT_FALSE(x.grad().requires_grad());
   EXPECT_FALSE(u.grad().defined());
 }
+
+TEST(AutodiffTape, VjpResultCheckComparesShapeAndDtype) {
+  // check_vjp_result (inline, layout records first): a rule's cotangent must have its input's
+  // shape and dtype; anything else is a rule bug, Error{RuntimeState} naming the op.
+  const detail::ReducePrim p(detail::ReduceKind::sum, {}, false);
+  const Tensor x = zeros({2, 3});
+  detail::check_vjp_result(p, x, x);
+  detail::check_vjp_result(p, ones({2, 3}), x);  // another record, same shape and dtype
+  expect_error(
+      [&] {
+        detail::check_vjp_result(p, zeros({3, 2}), x);
+      },
+      ErrorKind::RuntimeState,
+      {"sum: the vjp rule returned a tensor that does not match its value",
+       "[3, 2] f64, [2, 3] f64", "rule bug"});
+  expect_error(
+      [&] {
+        detail::check_vjp_result(p, zeros({2, 3}, DType::f32), x);
+      },
+      ErrorKind::RuntimeState, {"[2, 3] f32, [2, 3] f64"});
+  expect_error([&] { detail::check_vjp_result(p, zeros({2}), x); }, ErrorKind::RuntimeState,
+               {"[2] f64, [2, 3] f64"});
+}
