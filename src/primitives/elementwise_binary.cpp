@@ -118,8 +118,18 @@ struct PowOp : BinaryDefaults {
     }
     return std::pow(a, b);
   }
-  static Partial da(const Tensor& a, const Tensor& b, const Tensor&) { return b * pow(a, b - 1.0); }
-  static Partial db(const Tensor& a, const Tensor&, const Tensor& y) { return y * log(a); }
+  // b a^(b-1) and a^b log(a), except where those give 0 * inf = NaN at a = 0 while a^b is
+  // locally constant (PyTorch's masks): d/da is 0 where b == 0 (a^0 = 1), d/db is 0 where a == 0
+  // and b is real and >= 0 (0^b = 0 for b > 0; 0^0 = 1 is taken as its right limit's slope).
+  static Partial da(const Tensor& a, const Tensor& b, const Tensor&) {
+    const Tensor d = b * pow(a, b - 1.0);
+    return where(eq(b, 0.0), scalar_tensor(0.0, d.dtype()), d);
+  }
+  static Partial db(const Tensor& a, const Tensor& b, const Tensor& y) {
+    const Tensor d = y * log(a);
+    const Tensor flat = logical_and(eq(a, 0.0), logical_and(eq(imag(b), 0.0), ge(real(b), 0.0)));
+    return where(flat, scalar_tensor(0.0, d.dtype()), d);
+  }
 };
 
 // ---- floor division and Python's remainder (the result takes the divisor's sign) ----

@@ -2,6 +2,8 @@
 // f64 and (where defined) c128, on non-contiguous inputs and with broadcasting; plus casts.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "common/autodiff_fd.hpp"
 #include "common/elementwise_table.hpp"
 #include "tenferro/autodiff.hpp"
@@ -97,4 +99,50 @@ TEST(AutodiffElementwiseFd, MixedDtypesAndCasts) {
   Tensor y = randn({3}, 62);
   EXPECT_TRUE(check_vjp(w, {r, y}));
   EXPECT_TRUE(check_jvp(w, {r, y}));
+}
+
+// pow's partials at a zero base: b a^(b-1) and a^b log(a) would be 0 * inf = NaN where a^b is
+// locally constant. d(a^0)/da is 0, d(0^b)/db is 0 for real b >= 0 (PyTorch's masks), in every
+// mode and for the Scalar forms; a^b log(a) stays -inf for b < 0 and the usual values elsewhere.
+TEST(AutodiffElementwiseFd, PowAtZeroBase) {
+  const Tensor zero3 = from_vector<double>({0.0, 0.0, 0.0}, {3});
+  auto gb = [&](const Tensor& b) {
+    return grad([&](std::span<const Tensor> in) { return sum(pow(zero3, in[0])); }, {b})[0];
+  };
+  EXPECT_EQ(gb(from_vector<double>({0.0, 2.0, 0.5}, {3})).to_vector<double>(),
+            (std::vector<double>{0.0, 0.0, 0.0}));
+  EXPECT_EQ(gb(from_vector<double>({-1.0, -1.0, -1.0}, {3})).to_vector<double>()[0],
+            -std::numeric_limits<double>::infinity());
+  const Tensor b2 = from_vector<double>({0.0, 2.0, 3.0}, {3});
+  EXPECT_EQ(grad([&](std::span<const Tensor> in) { return sum(pow(Scalar(0.0), in[0])); }, {b2})[0]
+                .to_vector<double>(),
+            (std::vector<double>{0.0, 0.0, 0.0}));
+  const Tensor t =
+      jvp([&](std::span<const Tensor> in) { return pow(zero3, in[0]); }, {b2}, {ones({3})})
+          .tangents[0];
+  EXPECT_EQ(t.to_vector<double>(), (std::vector<double>{0.0, 0.0, 0.0}));
+  // Complex exponents: real and >= 0 give 0; the base is complex zero.
+  const Tensor zc = zeros({2}, DType::c128);
+  const Tensor bc = from_vector<c128>({c128(2.0, 0.0), c128(0.0, 0.0)}, {2});
+  for (const c128 v :
+       grad([&](std::span<const Tensor> in) { return sum(real(pow(zc, in[0]))); }, {bc})[0]
+           .to_vector<c128>())
+    EXPECT_EQ(v, c128(0.0, 0.0));
+  // d(a^0)/da at a = 0 is 0 (the Scalar and the tensor exponent), and b a^(b-1) elsewhere.
+  const Tensor a = from_vector<double>({0.0, 2.0}, {2});
+  EXPECT_EQ(grad([](std::span<const Tensor> in) { return sum(pow(in[0], 0.0)); }, {a})[0]
+                .to_vector<double>(),
+            (std::vector<double>{0.0, 0.0}));
+  EXPECT_EQ(grad([](std::span<const Tensor> in) { return sum(pow(in[0], zeros({2}))); }, {a})[0]
+                .to_vector<double>(),
+            (std::vector<double>{0.0, 0.0}));
+  EXPECT_EQ(grad([](std::span<const Tensor> in) { return sum(pow(in[0], 3.0)); }, {a})[0]
+                .to_vector<double>(),
+            (std::vector<double>{0.0, 12.0}));
+  // Second order through the masked rule: d2(x^3)/dx2 = 6x; away from zero the checks hold.
+  FdFn f = [](std::span<const Tensor> in) { return std::vector<Tensor>{pow(in[0], in[1])}; };
+  const Tensor pa = from_vector<double>({0.5, 1.5, 2.0}, {3});
+  const Tensor pb = from_vector<double>({0.0, 2.0, -1.5}, {3});
+  EXPECT_TRUE(check_vjp(f, {pa, pb}));
+  EXPECT_TRUE(check_jvp(f, {pa, pb}));
 }
