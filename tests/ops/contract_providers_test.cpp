@@ -316,56 +316,73 @@ TEST(ContractKernels, SmallKernelEveryShapeUpTo8) {
 
 // Contiguous batches of 2x2 real matrices take the lanes kernel (Note [Tiny GEMM across the
 // batch]) for whole vectors and the per-matrix kernel for the tail: every batch size (a tail of
-// every length, none, and batches smaller than a vector) and sub-range [b0, b1) (the parallel
-// split) gives, bit for bit, the per-matrix kernel's result, which a padded batch stride forces.
+// every length, none, and batches smaller than a vector), both storage orders of A and B (the
+// backward products of bmm read them transposed) and every sub-range [b0, b1) (the parallel
+// split) give, bit for bit, the per-matrix kernel's result, which a padded batch stride forces.
 template <class T>
 void batch_2x2_matches_per_matrix_kernel() {
   std::mt19937_64 rng(7);
-  for (std::int64_t batch : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33}) {
-    std::vector<T> a(static_cast<std::size_t>(4 * batch)), b(a.size());
-    for (T& v : a) v = random_value<T>(rng);
-    for (T& v : b) v = random_value<T>(rng);
-    // The same matrices five elements apart: not packed, so the per-matrix kernel runs.
-    std::vector<T> ap(static_cast<std::size_t>(5 * batch)), bp(ap.size());
-    for (std::int64_t i = 0; i < batch; ++i)
-      for (std::int64_t e = 0; e < 4; ++e) {
-        ap[static_cast<std::size_t>(5 * i + e)] = a[static_cast<std::size_t>(4 * i + e)];
-        bp[static_cast<std::size_t>(5 * i + e)] = b[static_cast<std::size_t>(4 * i + e)];
+  for (std::int64_t batch : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33})
+    for (int order = 0; order < 4; ++order) {
+      const bool ta = order & 1, tb = order & 2;
+      std::vector<T> a(static_cast<std::size_t>(4 * batch)), b(a.size());  // logical, row-major
+      for (T& v : a) v = random_value<T>(rng);
+      for (T& v : b) v = random_value<T>(rng);
+      // Packed in the storage order under test, and padded (five apart, row-major): the padded
+      // batch stride is not packed, so the per-matrix kernel runs on it.
+      std::vector<T> as(a.size()), bs(b.size());
+      std::vector<T> ap(static_cast<std::size_t>(5 * batch)), bp(ap.size());
+      for (std::int64_t i = 0; i < batch; ++i)
+        for (std::int64_t r = 0; r < 2; ++r)
+          for (std::int64_t c = 0; c < 2; ++c) {
+            const auto logical = static_cast<std::size_t>(4 * i + 2 * r + c);
+            const auto stored = static_cast<std::size_t>(4 * i + r + 2 * c);
+            as[ta ? stored : logical] = a[logical];
+            bs[tb ? stored : logical] = b[logical];
+            ap[static_cast<std::size_t>(5 * i + 2 * r + c)] = a[logical];
+            bp[static_cast<std::size_t>(5 * i + 2 * r + c)] = b[logical];
+          }
+      auto problem = [&](const T* pa, const T* pb, std::int64_t stride, bool ta_, bool tb_, T* c) {
+        GemmProblem p;
+        p.dtype = dtype_v<T>;
+        p.m = p.n = p.k = 2;
+        p.a = pa;
+        p.b = pb;
+        p.c = c;
+        p.a_rs = ta_ ? 1 : 2;
+        p.a_cs = ta_ ? 2 : 1;
+        p.b_rs = tb_ ? 1 : 2;
+        p.b_cs = tb_ ? 2 : 1;
+        p.c_rs = 2;
+        p.c_cs = 1;
+        p.batch_shape = {batch};
+        p.batch_a = {stride};
+        p.batch_b = {stride};
+        p.batch_c = {4};
+        return p;
+      };
+      std::vector<T> want(a.size(), T(7)), got(a.size(), T(7));
+      ASSERT_TRUE(detail::gemm_small(problem(ap.data(), bp.data(), 5, false, false, want.data()), 0,
+                                     batch));
+      ASSERT_TRUE(
+          detail::gemm_small(problem(as.data(), bs.data(), 4, ta, tb, got.data()), 0, batch));
+      EXPECT_EQ(got, want) << "batch " << batch << " order " << order;
+      for (std::int64_t i = 0; i < batch; ++i) {  // and the definition, to rounding
+        const T* x = &a[static_cast<std::size_t>(4 * i)];
+        const T* y = &b[static_cast<std::size_t>(4 * i)];
+        EXPECT_EQ(want[static_cast<std::size_t>(4 * i + 1)], x[0] * y[1] + x[1] * y[3]);
       }
-    auto problem = [&](const T* pa, const T* pb, std::int64_t stride, T* c) {
-      GemmProblem p;
-      p.dtype = dtype_v<T>;
-      p.m = p.n = p.k = 2;
-      p.a = pa;
-      p.b = pb;
-      p.c = c;
-      p.a_rs = p.b_rs = p.c_rs = 2;
-      p.a_cs = p.b_cs = p.c_cs = 1;
-      p.batch_shape = {batch};
-      p.batch_a = {stride};
-      p.batch_b = {stride};
-      p.batch_c = {4};
-      return p;
-    };
-    std::vector<T> want(a.size(), T(7)), got(a.size(), T(7));
-    ASSERT_TRUE(detail::gemm_small(problem(ap.data(), bp.data(), 5, want.data()), 0, batch));
-    ASSERT_TRUE(detail::gemm_small(problem(a.data(), b.data(), 4, got.data()), 0, batch));
-    EXPECT_EQ(got, want) << "batch " << batch;
-    for (std::int64_t i = 0; i < batch; ++i) {  // and the definition, to rounding
-      const T* x = &a[static_cast<std::size_t>(4 * i)];
-      const T* y = &b[static_cast<std::size_t>(4 * i)];
-      EXPECT_EQ(want[static_cast<std::size_t>(4 * i + 1)], x[0] * y[1] + x[1] * y[3]);
+      // A sub-range writes exactly its own matrices.
+      const std::int64_t b0 = batch / 3, b1 = batch - batch / 4;
+      std::vector<T> part(a.size(), T(7));
+      ASSERT_TRUE(
+          detail::gemm_small(problem(as.data(), bs.data(), 4, ta, tb, part.data()), b0, b1));
+      for (std::int64_t i = 0; i < batch; ++i)
+        for (std::int64_t e = 0; e < 4; ++e) {
+          const auto at = static_cast<std::size_t>(4 * i + e);
+          EXPECT_EQ(part[at], i >= b0 && i < b1 ? want[at] : T(7)) << "batch " << batch << " " << i;
+        }
     }
-    // A sub-range writes exactly its own matrices.
-    const std::int64_t b0 = batch / 3, b1 = batch - batch / 4;
-    std::vector<T> part(a.size(), T(7));
-    ASSERT_TRUE(detail::gemm_small(problem(a.data(), b.data(), 4, part.data()), b0, b1));
-    for (std::int64_t i = 0; i < batch; ++i)
-      for (std::int64_t e = 0; e < 4; ++e) {
-        const auto at = static_cast<std::size_t>(4 * i + e);
-        EXPECT_EQ(part[at], i >= b0 && i < b1 ? want[at] : T(7)) << "batch " << batch << " " << i;
-      }
-  }
 }
 
 TEST(ContractKernels, Batched2x2LanesKernelIsThePerMatrixKernelBitwise) {

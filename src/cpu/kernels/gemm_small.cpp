@@ -94,18 +94,32 @@ template <class T, int S, bool Contig>
   });
 }
 
-// Real 2x2 matrices back to back (a batch stride of 4 in A, B and C): whole vectors of them
-// across SIMD lanes (Note [Tiny GEMM across the batch], gemm_small_simd.cpp), the tail above.
-template <class T>
+// Real 2x2 matrices back to back (a batch stride of 4 in A, B and C; A and B row-major or stored
+// transposed, C row-major): whole vectors of them across SIMD lanes (Note [Tiny GEMM across the
+// batch], gemm_small_simd.cpp), the tail above.
+template <class T, bool TA, bool TB>
 void batch_2x2_kernel(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
-  const std::int64_t done = kernels::simd::gemm_2x2(static_cast<const T*>(p.a) + 4 * b0,
-                                                    static_cast<const T*>(p.b) + 4 * b0,
-                                                    static_cast<T*>(p.c) + 4 * b0, b1 - b0);
-  if (b0 + done < b1) small_kernel<T, 2, true>(p, b0 + done, b1);
+  const std::int64_t done = kernels::simd::gemm_2x2<T, TA, TB>(
+      static_cast<const T*>(p.a) + 4 * b0, static_cast<const T*>(p.b) + 4 * b0,
+      static_cast<T*>(p.c) + 4 * b0, b1 - b0);
+  if (b0 + done < b1) small_kernel<T, 2, !TA && !TB>(p, b0 + done, b1);
+}
+
+template <class T>
+SmallGemmFn batch_2x2_kernel_for(const GemmProblem& p) {
+  const bool ta = p.a_rs == 1, tb = p.b_rs == 1;
+  if (ta) return tb ? &batch_2x2_kernel<T, true, true> : &batch_2x2_kernel<T, true, false>;
+  return tb ? &batch_2x2_kernel<T, false, true> : &batch_2x2_kernel<T, false, false>;
+}
+
+// A 2x2 operand in four consecutive elements: row-major (2, 1) or transposed (1, 2).
+bool packed_2x2(std::int64_t rs, std::int64_t cs) {
+  return (rs == 2 && cs == 1) || (rs == 1 && cs == 2);
 }
 
 bool packed_2x2_batch(const GemmProblem& p) {
-  return p.batch_shape.size() == 1 && p.batch_a[0] == 4 && p.batch_b[0] == 4 && p.batch_c[0] == 4;
+  return p.batch_shape.size() == 1 && p.batch_a[0] == 4 && p.batch_b[0] == 4 && p.batch_c[0] == 4 &&
+         packed_2x2(p.a_rs, p.a_cs) && packed_2x2(p.b_rs, p.b_cs) && p.c_rs == 2 && p.c_cs == 1;
 }
 
 template <class T, int S>
@@ -124,7 +138,7 @@ SmallGemmFn pick(const GemmProblem& p) {
       return square<T, 1>(contig);
     case 2:
       if constexpr (!is_complex_v<T>)
-        if (contig && packed_2x2_batch(p)) return &batch_2x2_kernel<T>;
+        if (packed_2x2_batch(p)) return batch_2x2_kernel_for<T>(p);
       return square<T, 2>(contig);
     case 3:
       return square<T, 3>(contig);

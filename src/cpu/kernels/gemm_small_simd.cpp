@@ -1,7 +1,11 @@
 // Note [Tiny GEMM across the batch]: a batch of contiguous 2x2 real matrices is exactly four
 // interleaved planes (a00, a01, a10, a11 of matrix i at 4 i .. 4 i + 3), so Highway's
 // LoadInterleaved4 puts element (r, s) of L matrices in one vector (L = 4 f64 on AVX2) and the
-// product is eight multiplies and four adds for L matrices. The per-matrix kernel of
+// product is eight multiplies and four adds for L matrices. An operand stored transposed (the
+// backward products of a batched matmul read B^T and A^T) is the same four planes with the two
+// off-diagonal ones swapped; the storage order is a template parameter picked when the problem is
+// prepared. (The cotangent of a sum() is a stride-0 broadcast, not packed: those products stay
+// on the per-matrix kernel.) The per-matrix kernel of
 // gemm_small.cpp cannot do better than one 128-bit vector per row (~28 instructions per matrix
 // against ~11 here: bmm 16x2x2 is ~440 -> ~180 instructions in the kernel). Products are kept from
 // fusing into FMAs (small::mul), so every target gives the scalar kernel's bits and a matrix's
@@ -29,7 +33,10 @@ namespace tenferro::detail::small {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-template <class T>
+// TA / TB: A / B stored transposed, whose off-diagonal planes come the other way round (the
+// backward products of a batched matmul: dA = dC B^T, dB = A^T dC). Compile-time, so the loop
+// body is the same twelve operations for each storage order.
+template <class T, bool TA, bool TB>
 std::int64_t gemm_2x2_lanes(const T* a, const T* b, T* c, std::int64_t count) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
@@ -37,8 +44,8 @@ std::int64_t gemm_2x2_lanes(const T* a, const T* b, T* c, std::int64_t count) {
   std::int64_t i = 0;
   for (; i + L <= count; i += L) {
     V a00, a01, a10, a11, b00, b01, b10, b11;
-    hn::LoadInterleaved4(d, a + 4 * i, a00, a01, a10, a11);
-    hn::LoadInterleaved4(d, b + 4 * i, b00, b01, b10, b11);
+    hn::LoadInterleaved4(d, a + 4 * i, a00, TA ? a10 : a01, TA ? a01 : a10, a11);
+    hn::LoadInterleaved4(d, b + 4 * i, b00, TB ? b10 : b01, TB ? b01 : b10, b11);
     // The scalar kernel's order: acc = a_r0 b_0s, then acc += a_r1 b_1s.
     const V c00 = hn::Add(mul(a00, b00), mul(a01, b10));
     const V c01 = hn::Add(mul(a00, b01), mul(a01, b11));
@@ -49,12 +56,21 @@ std::int64_t gemm_2x2_lanes(const T* a, const T* b, T* c, std::int64_t count) {
   return i;
 }
 
-std::int64_t Gemm2x2F32(const float* a, const float* b, float* c, std::int64_t count) {
-  return gemm_2x2_lanes(a, b, c, count);
-}
-std::int64_t Gemm2x2F64(const double* a, const double* b, double* c, std::int64_t count) {
-  return gemm_2x2_lanes(a, b, c, count);
-}
+// One entry point per dtype and storage order: the order is chosen once, when the GEMM problem
+// is prepared, not per call.
+#define TENFERRO_GEMM_2X2(NAME, T, TA, TB)                              \
+  std::int64_t NAME(const T* a, const T* b, T* c, std::int64_t count) { \
+    return gemm_2x2_lanes<T, TA, TB>(a, b, c, count);                   \
+  }
+TENFERRO_GEMM_2X2(Gemm2x2F32NN, float, false, false)
+TENFERRO_GEMM_2X2(Gemm2x2F32TN, float, true, false)
+TENFERRO_GEMM_2X2(Gemm2x2F32NT, float, false, true)
+TENFERRO_GEMM_2X2(Gemm2x2F32TT, float, true, true)
+TENFERRO_GEMM_2X2(Gemm2x2F64NN, double, false, false)
+TENFERRO_GEMM_2X2(Gemm2x2F64TN, double, true, false)
+TENFERRO_GEMM_2X2(Gemm2x2F64NT, double, false, true)
+TENFERRO_GEMM_2X2(Gemm2x2F64TT, double, true, true)
+#undef TENFERRO_GEMM_2X2
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tenferro::detail::small
@@ -62,16 +78,30 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 namespace tenferro::detail::small {
-HWY_EXPORT(Gemm2x2F32);
-HWY_EXPORT(Gemm2x2F64);
+HWY_EXPORT(Gemm2x2F32NN);
+HWY_EXPORT(Gemm2x2F32TN);
+HWY_EXPORT(Gemm2x2F32NT);
+HWY_EXPORT(Gemm2x2F32TT);
+HWY_EXPORT(Gemm2x2F64NN);
+HWY_EXPORT(Gemm2x2F64TN);
+HWY_EXPORT(Gemm2x2F64NT);
+HWY_EXPORT(Gemm2x2F64TT);
 }  // namespace tenferro::detail::small
 
 namespace tenferro::detail::kernels::simd {
-std::int64_t gemm_2x2(const float* a, const float* b, float* c, std::int64_t count) {
-  return HWY_DYNAMIC_DISPATCH(small::Gemm2x2F32)(a, b, c, count);
-}
-std::int64_t gemm_2x2(const double* a, const double* b, double* c, std::int64_t count) {
-  return HWY_DYNAMIC_DISPATCH(small::Gemm2x2F64)(a, b, c, count);
-}
+#define TENFERRO_GEMM_2X2_DISPATCH(NAME, T, TA, TB)                                    \
+  template <>                                                                          \
+  std::int64_t gemm_2x2<T, TA, TB>(const T* a, const T* b, T* c, std::int64_t count) { \
+    return HWY_DYNAMIC_DISPATCH(small::NAME)(a, b, c, count);                          \
+  }
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32NN, float, false, false)
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32TN, float, true, false)
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32NT, float, false, true)
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32TT, float, true, true)
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64NN, double, false, false)
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64TN, double, true, false)
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64NT, double, false, true)
+TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64TT, double, true, true)
+#undef TENFERRO_GEMM_2X2_DISPATCH
 }  // namespace tenferro::detail::kernels::simd
 #endif  // HWY_ONCE
