@@ -937,6 +937,28 @@ def _reflected(name, op):
     return method
 
 
+def _weak_scalars(name, op, tensor_args):
+    """op whose Python scalar arguments (at the positions `tensor_args`) take the dtype of the
+    array beside them, as the standard's promotion with a Python scalar says (x_i32 // 2 is i32,
+    where(c, 2.5, x_f32) is f32): C++ has no Scalar form of these ops, and a plain conversion made
+    a default-dtype (i64 / f64) 0-d array that promoted the result."""
+    def fn(*args, **kwargs):
+        args = list(args)
+        like = next((args[i] for i in tensor_args if i < len(args) and isinstance(args[i], Tensor)),
+                    None)
+        if like is not None:
+            for i in tensor_args:
+                if i < len(args) and not isinstance(args[i], Tensor):
+                    s = _scalar_as(args[i], like)
+                    if s is not None:
+                        args[i] = s
+        return op(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = op.__doc__
+    return fn
+
+
 _c_tensordot = _tf.tensordot
 
 
@@ -1016,6 +1038,9 @@ def install_signatures(ns):
     ns["round"] = _round
     ns["pow"] = pow_
     ns["tensordot"] = tensordot
+    for name in ("floor_divide", "remainder", "atan2"):
+        ns[name] = _weak_scalars(name, getattr(_tf, name), (0, 1))
+    ns["where"] = _weak_scalars("where", _tf.where, (1, 2))
     Tensor.T = property(_T, doc="The transpose of a two-dimensional array (ValueError otherwise).")
     Tensor.__pow__ = _pow_dunder
     Tensor.__rpow__ = _rpow_dunder

@@ -276,3 +276,36 @@ def test_info_errors():
         tf.finfo("i32")
     with pytest.raises(tf.DTypeMismatchError, match="iinfo"):
         tf.iinfo(tf.bool)
+
+
+# ---- Python scalars beside an array take its dtype (the standard's promotion) ----
+# floor_divide, remainder, atan2 and where have no C++ Scalar form; a plain conversion made the
+# scalar an i64 / f64 0-d array and widened the result (found by an independent check).
+
+def test_python_scalars_take_the_array_dtype_in_functions_without_a_scalar_form():
+    xi = tf.asarray(np.array([5, -7, 9], dtype=np.int32))
+    xf = tf.asarray(np.array([1.5, -2.25, 4.0], dtype=np.float32))
+    c = tf.asarray(np.array([True, False, True]))
+    for fn, npfn in ((tf.floor_divide, np.floor_divide), (tf.remainder, np.remainder)):
+        for a, b in ((2, xi), (xi, 3), (2.5, xf), (xf, 1.5)):
+            got = fn(a, b)
+            na = a.numpy() if isinstance(a, tf.Tensor) else a
+            nb = b.numpy() if isinstance(b, tf.Tensor) else b
+            want = npfn(na, nb)
+            assert got.dtype == (tf.int32 if (a is xi or b is xi) else tf.float32), (fn, a, b)
+            np.testing.assert_array_equal(got.numpy(), want.astype(got.numpy().dtype))
+    for a, b in ((xf, 2.5), (2.5, xf)):
+        got = tf.atan2(a, b)
+        assert got.dtype == tf.float32
+        na = a.numpy() if isinstance(a, tf.Tensor) else np.float32(a)
+        nb = b.numpy() if isinstance(b, tf.Tensor) else np.float32(b)
+        np.testing.assert_allclose(got.numpy(), np.arctan2(na, nb), rtol=1e-6)
+    assert tf.where(c, 2, xi).dtype == tf.int32
+    assert tf.where(c, xi, 2).dtype == tf.int32
+    assert tf.where(c, 2.5, xf).dtype == tf.float32
+    np.testing.assert_array_equal(tf.where(c, 2.5, xf).numpy(),
+                                  np.where(c.numpy(), np.float32(2.5), xf.numpy()))
+    # A scalar whose kind does not fit keeps the promotion (a float beside i32 is f64).
+    assert tf.where(c, 2.5, xi).dtype == tf.float64
+    # Two arrays are unchanged.
+    assert tf.floor_divide(xi, xi).dtype == tf.int32
