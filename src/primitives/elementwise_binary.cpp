@@ -119,16 +119,20 @@ struct PowOp : BinaryDefaults {
     return std::pow(a, b);
   }
   // b a^(b-1) and a^b log(a), except where those give 0 * inf = NaN at a = 0 while a^b is
-  // locally constant (PyTorch's masks): d/da is 0 where b == 0 (a^0 = 1), d/db is 0 where a == 0
-  // and b is real and >= 0 (0^b = 0 for b > 0; 0^0 = 1 is taken as its right limit's slope).
+  // locally constant (PyTorch's masks): d/da is 0 at a = 0, b = 0 (a^0 = 1), d/db is 0 where
+  // a == 0 and b is real and >= 0 (0^b = 0 for b > 0; 0^0 = 1 is taken as its right limit's
+  // slope). The masked elements compute on a = 1 (the double-where trick), so the rule's own
+  // derivatives (second order) see finite values there instead of 0 * inf; elsewhere the rules
+  // and their derivatives are the plain formulas (d2(a^b)/da db at b = 0 is 1/a).
   static Partial da(const Tensor& a, const Tensor& b, const Tensor&) {
-    const Tensor d = b * pow(a, b - 1.0);
-    return where(eq(b, 0.0), scalar_tensor(0.0, d.dtype()), d);
+    const Tensor m = logical_and(eq(a, 0.0), eq(b, 0.0));
+    const Tensor d = b * pow(where(m, scalar_tensor(1.0, a.dtype()), a), b - 1.0);
+    return where(m, scalar_tensor(0.0, d.dtype()), d);
   }
   static Partial db(const Tensor& a, const Tensor& b, const Tensor& y) {
-    const Tensor d = y * log(a);
-    const Tensor flat = logical_and(eq(a, 0.0), logical_and(eq(imag(b), 0.0), ge(real(b), 0.0)));
-    return where(flat, scalar_tensor(0.0, d.dtype()), d);
+    const Tensor m = logical_and(eq(a, 0.0), logical_and(eq(imag(b), 0.0), ge(real(b), 0.0)));
+    const Tensor d = y * log(where(m, scalar_tensor(1.0, a.dtype()), a));
+    return where(m, scalar_tensor(0.0, d.dtype()), d);
   }
 };
 

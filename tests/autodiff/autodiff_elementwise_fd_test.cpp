@@ -139,7 +139,19 @@ TEST(AutodiffElementwiseFd, PowAtZeroBase) {
   EXPECT_EQ(grad([](std::span<const Tensor> in) { return sum(pow(in[0], 3.0)); }, {a})[0]
                 .to_vector<double>(),
             (std::vector<double>{0.0, 12.0}));
-  // Second order through the masked rule: d2(x^3)/dx2 = 6x; away from zero the checks hold.
+  // Second order: d2(0^b)/db2 is 0 too (the masked rule computes on a = 1, no 0 * inf), and the
+  // mixed d2(a^b)/da db at b = 0 stays 1/a (the mask is a = 0 and b = 0, not b = 0 alone).
+  const Tensor h =
+      hessian([&](std::span<const Tensor> in) { return sum(pow(zero3, in[0])); }, {b2})[0][0];
+  for (double v : h.to_vector<double>()) EXPECT_EQ(v, 0.0);
+  const Tensor a2 = from_vector<double>({2.0, 4.0}, {2}), bz = zeros({2});
+  const Tensor mixed = grad(
+      [&](std::span<const Tensor> in) {
+        return sum(grad([&](std::span<const Tensor> v) { return sum(pow(v[0], in[0])); }, {a2})[0]);
+      },
+      {bz})[0];
+  EXPECT_EQ(mixed.to_vector<double>(), (std::vector<double>{0.5, 0.25}));
+  // Away from zero the finite-difference checks hold.
   FdFn f = [](std::span<const Tensor> in) { return std::vector<Tensor>{pow(in[0], in[1])}; };
   const Tensor pa = from_vector<double>({0.5, 1.5, 2.0}, {3});
   const Tensor pb = from_vector<double>({0.0, 2.0, -1.5}, {3});
