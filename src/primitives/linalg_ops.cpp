@@ -280,9 +280,23 @@ Tensor vector_norm(const Tensor& x, double ord, Dims axes, bool keepdims) {
   if (ord == -INFINITY) return min(ax, std::move(axes), keepdims);
   if (ord == 0.0) return cast(count_nonzero(ax, std::move(axes), keepdims), ax.dtype());
   if (ord == 1.0) return sum(ax, std::move(axes), keepdims);
+  // For p < 1, |x|^p has an infinite derivative at x = 0: a zero element takes the constant 0^p
+  // (0, or inf for p < 0) with gradient 0, as PyTorch, and the power runs on |x| = 1 there, so
+  // no 0 * inf reaches the gradient (it was NaN at a zero element, also of an all-zero slice).
+  Tensor terms;
+  if (ord < 1.0) {
+    const Tensor at_zero = eq(ax, 0.0);
+    terms = where(at_zero, scalar_tensor(ord > 0.0 ? 0.0 : INFINITY, ax.dtype()),
+                  pow(where(at_zero, scalar_tensor(1.0, ax.dtype()), ax), ord));
+  } else {
+    terms = pow(ax, ord);
+  }
+  const Tensor s = sum(terms, std::move(axes), keepdims);
+  // p < 0: s is in (0, inf] (inf when an element is 0: the norm is 0), or 0 for an empty slice,
+  // whose norm 0^(1/p) is inf (NumPy).
+  if (ord < 0.0) return pow(s, 1.0 / ord);
   // (sum |x|^p)^(1/p) has an infinite derivative at s = 0 times a zero one: the two wheres keep
   // the gradient of an all-zero slice 0 (as for ord 1, 2, inf and in PyTorch) instead of NaN.
-  const Tensor s = sum(pow(ax, ord), std::move(axes), keepdims);
   const Tensor nonzero = gt(s, 0.0);
   const Tensor one = scalar_tensor(1.0, s.dtype()), zero = scalar_tensor(0.0, s.dtype());
   return where(nonzero, pow(where(nonzero, s, one), 1.0 / ord), zero);

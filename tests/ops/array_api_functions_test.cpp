@@ -582,6 +582,47 @@ TEST(ArrayApiErrors, CompositionsNameThePublicOp) {
   EXPECT_EQ(count_nonzero(x, {-1}).to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 3}));
 }
 
+// vector_norm with p < 1 at zero elements: |x|^p has an infinite derivative there, and the
+// gradient was 0 * inf = NaN (also at an all-zero vector, which docs/linalg.md promises 0). A zero
+// element now gets gradient 0 (PyTorch's mask); for p < 0 a zero element makes the norm 0 with
+// gradient 0 everywhere, and an empty slice's norm is inf (NumPy's 0^(1/p); it was 0).
+TEST(ArrayApiLinalg, VectorNormOfOrderBelowOneAtZeroElements) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto g = [](const Tensor& x, double ord) {
+    return grad([ord](std::span<const Tensor> in) { return vector_norm(in[0], ord); }, {x})[0]
+        .to_vector<double>();
+  };
+  const Tensor z = zeros({3}), p = from_vector<double>({0.0, 3.0, -4.0}, {3});
+  for (double ord : {0.5, -1.0, -2.5})
+    EXPECT_EQ(g(z, ord), (std::vector<double>{0.0, 0.0, 0.0})) << ord;
+  EXPECT_EQ(g(p, -1.0), (std::vector<double>{0.0, 0.0, 0.0}));
+  // p = 0.5 at (0, 3, -4): the zero element gets 0, the others s^(1/p - 1) |x|^(p - 1) sign(x).
+  const double s = std::sqrt(3.0) + 2.0;
+  const std::vector<double> gp = g(p, 0.5);
+  EXPECT_EQ(gp[0], 0.0);
+  EXPECT_NEAR(gp[1], s / std::sqrt(3.0), 1e-12);
+  EXPECT_NEAR(gp[2], -s / 2.0, 1e-12);
+  // Values: unchanged where they were right, inf for an empty slice with p < 0.
+  EXPECT_DOUBLE_EQ(vector_norm(p, 0.5).item<double>(), s * s);
+  EXPECT_EQ(vector_norm(p, -1.0).item<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(vector_norm(from_vector<double>({2.0, 2.0}, {2}), -1.0).item<double>(), 1.0);
+  EXPECT_EQ(vector_norm(zeros({0}), -1.0).item<double>(), inf);
+  EXPECT_EQ(vector_norm(zeros({2, 0}), -2.0, {1}).to_vector<double>(),
+            (std::vector<double>{inf, inf}));
+  EXPECT_EQ(vector_norm(zeros({0}), 0.5).item<double>(), 0.0);
+  // Second order at a zero element: finite (the masked element computes on |x| = 1).
+  const Tensor h =
+      hessian([](std::span<const Tensor> in) { return vector_norm(in[0], 0.5); }, {p})[0][0];
+  for (double v : h.to_vector<double>()) EXPECT_FALSE(std::isnan(v));
+  // Complex input: the zero element's gradient is 0 as well.
+  const Tensor c = from_vector<c128>({c128(0.0, 0.0), c128(3.0, 4.0)}, {2});
+  const std::vector<c128> gc =
+      grad([](std::span<const Tensor> in) { return vector_norm(in[0], 0.5); }, {c})[0]
+          .to_vector<c128>();
+  EXPECT_EQ(gc[0], c128(0.0, 0.0));
+  EXPECT_FALSE(std::isnan(gc[1].real()));
+}
+
 // ---- finfo / iinfo ----
 
 TEST(ArrayApiInfo, FinfoAndIinfo) {
