@@ -86,6 +86,11 @@ std::optional<Scalar> as_python_scalar(py::handle obj);
 /// A number argument (a Python number, a NumPy scalar, anything with __complex__/__float__) as a
 /// Scalar: OverflowError for an int beyond double, TypeError for a non-number.
 Scalar scalar_arg(py::handle h);
+/// scalar_arg for a value written into a tensor of dtype `target`: ValueError for a Python int
+/// that an integer target would receive rounded (|v| > 2**53 through the Scalar's double).
+Scalar scalar_arg(py::handle h, DType target);
+/// A Python int that int64 holds exactly but a double does not (|v| > 2**53).
+bool inexact_python_int(py::handle h);
 
 /// matmul as the Array API standard has it: two integer (i32/i64) operands contract exactly in
 /// their promoted integer dtype (through vecdot; the C++ matmul is floating-only); anything else

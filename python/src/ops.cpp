@@ -93,7 +93,9 @@ void bind_ops(py::module_& m) {
     m.def(
         op.name,
         [tt, ts](Tensor& out, const Tensor& a, py::handle b) {
-          auto s = py::isinstance<Tensor>(b) ? std::nullopt : as_python_scalar(b);
+          // An int beyond 2**53 goes as an exact i64 array, not as a (double) Scalar.
+          auto s = py::isinstance<Tensor>(b) || inexact_python_int(b) ? std::nullopt
+                                                                      : as_python_scalar(b);
           if (s && ts) {
             call([&](const Tensor& x) { ts(out, x, *s); }, a);
           } else {
@@ -106,7 +108,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "clamp",
       [](const Tensor& x, py::handle lo_arg, py::handle hi_arg) {
-        const Scalar lo = scalar_arg(lo_arg), hi = scalar_arg(hi_arg);
+        const Scalar lo = scalar_arg(lo_arg, x.dtype()), hi = scalar_arg(hi_arg, x.dtype());
         return call([&](const Tensor& t) { return clamp(t, lo, hi); }, x);
       },
       "x"_a, "lo"_a, "hi"_a);
@@ -316,7 +318,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "pad",
       [](const Tensor& x, const py::object& widths, py::handle mode, py::handle value_arg) {
-        const Scalar value = scalar_arg(value_arg);
+        const Scalar value = scalar_arg(value_arg, x.dtype());
         // NumPy's pad_width: one (before, after) pair per axis, a single pair, or a single int.
         std::vector<std::pair<std::int64_t, std::int64_t>> w;
         if (py::isinstance<py::int_>(widths)) {
@@ -403,6 +405,7 @@ void bind_ops(py::module_& m) {
       "scatter",
       [](const Tensor& x, std::int64_t axis, const Tensor& i, py::handle src) {
         auto s = py::isinstance<Tensor>(src) ? std::nullopt : as_python_scalar(src);
+        if (s) s = scalar_arg(src, x.dtype());  // refuses an int an integer x would get rounded
         if (s)
           return call([&](const Tensor& a, const Tensor& b) { return scatter(a, axis, b, *s); }, x,
                       i);
@@ -416,7 +419,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle value) {
-        const Scalar v = scalar_arg(value);
+        const Scalar v = scalar_arg(value, x.dtype());
         return call([&](const Tensor& a, const Tensor& b) { return masked_fill(a, b, v); }, x,
                     mask);
       },

@@ -19,6 +19,12 @@ py::tuple svd_tuple(const SvdResult& r) { return py::make_tuple(r.U, r.S, r.Vh);
 }  // namespace
 
 Tensor standard_matmul(const Tensor& a, const Tensor& b) {
+  // An integer or bool operand beside a floating one is promoted first, as NumPy (the C++ matmul
+  // is floating-only and refused i64 @ f32 with DTypeMismatch).
+  if (is_integral(a.dtype()) != is_integral(b.dtype())) {
+    const DType d = promote(a.dtype(), b.dtype());
+    return matmul(a.dtype() == d ? a : cast(a, d), b.dtype() == d ? b : cast(b, d));
+  }
   const auto integer = [](DType d) { return d == DType::i32 || d == DType::i64; };
   if (!integer(a.dtype()) || !integer(b.dtype()) || a.rank() == 0 || b.rank() == 0)
     return matmul(a, b);

@@ -71,9 +71,34 @@ DType to_dtype(py::handle obj) {
                   "NumPy dtypes)");
 }
 
+/// True for a Python int that int64 holds but a double does not (|v| > 2^53). A Scalar is a
+/// complex double: such an int must reach an integer op as an exact i64 0-d array, never as a
+/// Scalar, which would round it (x_i64 + (2**53 + 1) once added 2**53 + 2, with no error).
+bool inexact_python_int(py::handle h) {
+  PyObject* p = h.ptr();
+  if (!PyLong_Check(p) || PyBool_Check(p)) return false;
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+  if (overflow != 0) return false;  // beyond int64: the double path (OverflowError past double)
+  constexpr long long kExact = 1LL << 53;
+  return v > kExact || v < -kExact;
+}
+
 Scalar scalar_arg(py::handle h) {
   if (auto s = as_python_scalar(h)) return *s;  // OverflowError for an int beyond double
   return h.cast<Scalar>();  // NumPy scalars and other numbers; TypeError (cast_error) otherwise
+}
+
+Scalar scalar_arg(py::handle h, DType target) {
+  // A value for an integer tensor (a fill, pad or clamp value) is a Scalar, i.e. a double, in
+  // C++: refuse what it would round instead of writing a neighbouring integer. (For a floating
+  // target the double is what the value becomes anyway.)
+  if (is_integral(target) && inexact_python_int(h))
+    throw py::value_error("the Python int " + std::string(py::str(h)) + " for a " +
+                          std::string(dtype_name(target)) +
+                          " tensor is not exactly representable as the double this value is "
+                          "passed as (|v| > 2**53)");
+  return scalar_arg(h);
 }
 
 DType dtype_or_f64(py::handle obj) { return obj.is_none() ? DType::f64 : to_dtype(obj); }
@@ -302,7 +327,9 @@ Tensor operand(py::handle h) { return asarray(py::reinterpret_borrow<py::object>
 Tensor apply_binary(const Binary& op, py::handle a, py::handle b);
 
 Tensor apply_binary(const Binary& op, py::handle a, py::handle b) {
-  const bool a_tensor = py::isinstance<Tensor>(a), b_tensor = py::isinstance<Tensor>(b);
+  // An int beyond 2**53 goes as an exact i64 0-d array, not as a (double) Scalar.
+  const bool a_tensor = py::isinstance<Tensor>(a) || inexact_python_int(a);
+  const bool b_tensor = py::isinstance<Tensor>(b) || inexact_python_int(b);
   std::optional<Scalar> sa = a_tensor ? std::nullopt : as_python_scalar(a);
   std::optional<Scalar> sb = b_tensor ? std::nullopt : as_python_scalar(b);
   if (sa && sb) sa.reset();  // two numbers: a 0-d tensor for a
@@ -371,7 +398,7 @@ py::object inplace(py::object self_obj, py::handle other, const Binary& op, Into
   Tensor& self = self_obj.cast<Tensor&>();
   if (self.requires_grad() || !self.has_storage() || self.aux())
     return py::cast(apply_binary(op, self_obj, other));
-  if (py::isinstance<Tensor>(other) || !as_python_scalar(other)) {
+  if (py::isinstance<Tensor>(other) || inexact_python_int(other) || !as_python_scalar(other)) {
     Tensor b = operand(other);
     call([&](const Tensor& x, const Tensor& y) { tt(self, x, y); }, self, b);
   } else {
@@ -669,11 +696,16 @@ void bind_tensor(py::module_& m) {
       .def("unsqueeze", &Tensor::unsqueeze, "axis"_a)
       .def("contiguous",
            [](const Tensor& t) { return call([](const Tensor& x) { return x.contiguous(); }, t); })
-      .def("astype",
-           [](const Tensor& t, py::handle d) {
-             DType dt = to_dtype(d);
-             return call([dt](const Tensor& x) { return cast(x, dt); }, t);
-           })
+      .def(
+          "astype",
+          [](const Tensor& t, py::handle d) {
+            // A new array, as NumPy's and the standard's astype (copy=True): cast() returns x
+            // itself for an equal dtype, and `y = x.astype(x.dtype); y += 1` changed x.
+            DType dt = to_dtype(d);
+            return call(
+                [dt](const Tensor& x) { return x.dtype() == dt ? tenferro::copy(x) : cast(x, dt); },
+                t);
+          })
       // Autodiff (tape style).
       .def_property_readonly("requires_grad", &Tensor::requires_grad)
       .def(
@@ -795,7 +827,11 @@ void bind_tensor(py::module_& m) {
           py::is_operator())
       .def("__neg__",
            [](const Tensor& t) { return call(static_cast<Tensor (*)(const Tensor&)>(&neg), t); })
-      .def("__pos__", [](const Tensor& t) { return t; })
+      // A new array, as NumPy (+x aliasing x let `y = +x; y[0] = 9` write into x).
+      .def("__pos__",
+           [](const Tensor& t) {
+             return call([](const Tensor& x) { return tenferro::copy(x); }, t);
+           })
       .def("__abs__",
            [](const Tensor& t) {
              return call(static_cast<Tensor (*)(const Tensor&)>(&tenferro::abs), t);

@@ -992,6 +992,10 @@ def tensordot(x1, x2, /, axes=2):
     """tenferro's tensordot; integer operands are contracted exactly in their promoted dtype
     (the C++ tensordot is floating-only)."""
     x1, x2 = _tensor(x1), _tensor(x2)
+    int1, int2 = x1.dtype in _SIGNED + (_BOOL,), x2.dtype in _SIGNED + (_BOOL,)
+    if int1 != int2:  # an integer operand beside a floating one: promoted first, as NumPy
+        d = result_type(x1, x2)
+        return _c_tensordot(_tf.cast(x1, d), _tf.cast(x2, d), axes=axes)
     if not (x1.dtype in _SIGNED and x2.dtype in _SIGNED):
         return _c_tensordot(x1, x2, axes=axes)
     if isinstance(axes, (tuple, list)):

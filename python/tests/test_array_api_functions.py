@@ -309,3 +309,56 @@ def test_python_scalars_take_the_array_dtype_in_functions_without_a_scalar_form(
     assert tf.where(c, 2.5, xi).dtype == tf.float64
     # Two arrays are unchanged.
     assert tf.floor_divide(xi, xi).dtype == tf.int32
+
+
+# ---- found by an independent check: exact big ints, fresh results, mixed contractions ----
+
+def test_python_ints_beyond_2_53_stay_exact_with_integer_arrays():
+    big = 2**53 + 1
+    x = tf.asarray(np.array([big, 5], dtype=np.int64))
+    xn = x.numpy()
+    # They once went through a double Scalar: x == big was all False, x + big off by one.
+    np.testing.assert_array_equal((x == big).numpy(), xn == big)
+    np.testing.assert_array_equal((x != big).numpy(), xn != big)
+    for got, want in (((x + big), xn + big), ((x - big), xn - big), ((big - x), big - xn),
+                      ((x * 3), xn * 3), ((x % big), xn % big), (tf.maximum(x, big),
+                                                                 np.maximum(xn, big))):
+        assert got.dtype == tf.int64
+        np.testing.assert_array_equal(got.numpy(), want)
+    y = tf.asarray(np.array([big, 5], dtype=np.int64))
+    y += big
+    np.testing.assert_array_equal(y.numpy(), xn + big)
+    # A value written into an integer tensor goes through a double in C++: refused, not rounded.
+    for call in (lambda: tf.clamp(x, 0, big), lambda: tf.pad(x, ((1, 0),), "constant", big),
+                 lambda: tf.masked_fill(x, x > 6, big)):
+        with pytest.raises(ValueError, match="2\\*\\*53"):
+            call()
+    # ... but a floating tensor takes the double it becomes anyway.
+    assert float(tf.clamp(tf.asarray(np.array([1.0])), 0, big)[0]) == 1.0
+    # Small ints and floats keep the Scalar path (and their dtype rules).
+    assert (tf.asarray(np.array([1, 2], dtype=np.int32)) + 3).dtype == tf.int32
+
+
+def test_astype_and_unary_plus_return_new_arrays():
+    x = tf.asarray(np.array([1.0, 2.0]))
+    y = x.astype(x.dtype)
+    y += 1
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+    z = +x
+    z[0] = 9.0
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(x.astype(tf.float32).numpy(), np.array([1, 2], np.float32))
+
+
+def test_integer_beside_floating_contractions_promote_as_numpy():
+    ai = np.arange(6, dtype=np.int64).reshape(2, 3)
+    bf = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    bc = (bf + 1j * bf).astype(np.complex64)
+    for a, b in ((ai, bf), (bf.T, ai.T), (ai.astype(np.int32), bc), (ai > 2, bf)):
+        ta, tb = tf.asarray(a), tf.asarray(b)
+        got = ta @ tb
+        # tenferro's promotion (docs/dtypes.md: an integer beside f32 is f32; NumPy says f64).
+        assert got.dtype == tf.result_type(ta, tb)
+        np.testing.assert_allclose(got.numpy(), a @ b, rtol=1e-5, atol=1e-5)
+    got = tf.tensordot(tf.asarray(ai), tf.asarray(np.ones((3, 2))), axes=1)
+    np.testing.assert_allclose(got.numpy(), np.tensordot(ai, np.ones((3, 2)), axes=1))
