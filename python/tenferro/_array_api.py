@@ -384,6 +384,12 @@ def _big_int(v):
 
 
 def _setitem(self, key, value):
+    if _is_int(value) and not isinstance(value, (builtins.bool, np.bool_)) and \
+            self.dtype in _SIGNED:
+        info = _tf.iinfo(self.dtype)
+        if not info.min <= int(value) <= info.max:  # NumPy 2 raises too; a cast would saturate
+            raise OverflowError(f"__setitem__: the Python int {int(value)} is out of the range "
+                                f"[{info.min}, {info.max}] of the {self.dtype} array")
     if _big_int(value) and self.dtype in _SIGNED:
         value = _c_asarray(np.int64(value))  # exact, through a 0-d int64 array
     adv = _advanced(self, key) if _has_array(key) else None

@@ -362,3 +362,15 @@ def test_integer_beside_floating_contractions_promote_as_numpy():
         np.testing.assert_allclose(got.numpy(), a @ b, rtol=1e-5, atol=1e-5)
     got = tf.tensordot(tf.asarray(ai), tf.asarray(np.ones((3, 2))), axes=1)
     np.testing.assert_allclose(got.numpy(), np.tensordot(ai, np.ones((3, 2)), axes=1))
+
+
+def test_setitem_of_a_python_int_out_of_the_integer_range_is_overflow_error():
+    b = tf.asarray(np.arange(3, dtype=np.int32))
+    # It once saturated to 2147483647 (NumPy 2 raises; the documented cast would wrap).
+    with pytest.raises(OverflowError, match="out of the range"):
+        b[0] = 2**40
+    with pytest.raises(OverflowError):
+        b[np.array([0, 2])] = -2**31 - 1
+    np.testing.assert_array_equal(b.numpy(), [0, 1, 2])  # nothing written
+    b[1] = -2**31
+    assert int(b[1]) == -2**31
