@@ -400,6 +400,10 @@ py::object inplace(py::object self_obj, py::handle other, const Binary& op, Into
     return py::cast(apply_binary(op, self_obj, other));
   if (py::isinstance<Tensor>(other) || inexact_python_int(other) || !as_python_scalar(other)) {
     Tensor b = operand(other);
+    // A view of self's own storage (x[1:] += x[:-1]) is read as if copied first, as NumPy: the
+    // _into op refuses a partial overlap rather than read elements it has already written.
+    if (b.has_storage() && b.storage().get() == self.storage().get() && !b.aux())
+      b = call([](const Tensor& y) { return tenferro::copy(y); }, b);
     call([&](const Tensor& x, const Tensor& y) { tt(self, x, y); }, self, b);
   } else {
     Scalar s = *as_python_scalar(other);

@@ -374,3 +374,19 @@ def test_setitem_of_a_python_int_out_of_the_integer_range_is_overflow_error():
     np.testing.assert_array_equal(b.numpy(), [0, 1, 2])  # nothing written
     b[1] = -2**31
     assert int(b[1]) == -2**31
+
+
+def test_in_place_operators_on_overlapping_views_read_the_right_side_as_copied():
+    for op in ("__iadd__", "__imul__", "__isub__"):
+        x, xn = tf.asarray(np.arange(6.0)), np.arange(6.0)
+        getattr(x[1:], op)(x[:-1])  # raised InvalidArgumentError from add_into before
+        getattr(xn[1:], op)(xn[:-1])
+        np.testing.assert_array_equal(x.numpy(), xn)
+    x, xn = tf.asarray(np.arange(6.0)), np.arange(6.0)
+    x[::-1] *= x
+    xn[::-1] *= xn
+    np.testing.assert_array_equal(x.numpy(), xn)
+    y = tf.asarray(np.arange(4, dtype=np.int64))
+    alias = y
+    y += y  # the whole tensor: still in place (alias sees it)
+    np.testing.assert_array_equal(alias.numpy(), [0, 2, 4, 6])
