@@ -103,7 +103,7 @@ struct CommOptions {
 /// aborting. Move-only. Not thread-safe: one thread at a time per communicator, and every rank
 /// must call the collectives in the same order.
 ///
-/// Collectives take any tensors of every dtype (bool, i32, i64, f32, f64, c64, c128) and return
+/// Collectives take any tensors of every dtype (bool, the integers, f32, f64, c64, c128) and return
 /// fresh contiguous tensors. A contiguous tensor is handed to MPI without a copy; a strided one
 /// is packed once. Inputs that require grad (with grad mode on), carry a tangent or are traced
 /// are Unsupported: communication is not recorded by autodiff (detach() them). Per-rank tensors

@@ -4,7 +4,8 @@
 //   tenferro::IInfo i = tenferro::iinfo(tenferro::DType::i32);  // i.max == 2147483647
 //
 // finfo takes a floating dtype: for c64 / c128 it describes the real component (f32 / f64), as
-// the standard says, with dtype the complex dtype asked about. iinfo takes i32 or i64. Any other
+// the standard says, with dtype the complex dtype asked about. iinfo takes an integer dtype
+// (i8 ... i64, u8 ... u64); its max is unsigned so that u64's 2^64 - 1 fits. Any other
 // dtype is DTypeMismatch naming finfo / iinfo (bool is neither: the standard has no iinfo(bool)).
 // Values come from std::numeric_limits, exactly (eps = 2^-23 for f32, 2^-52 for f64).
 #pragma once
@@ -29,10 +30,10 @@ struct FInfo {
 
 /// Limits of an integer dtype.
 struct IInfo {
-  int bits;          ///< 32 or 64
-  std::int64_t max;  ///< the largest value
-  std::int64_t min;  ///< the smallest (most negative) value
-  DType dtype;       ///< the dtype asked about
+  int bits;           ///< 8, 16, 32 or 64
+  std::uint64_t max;  ///< the largest value (2^64 - 1 for u64, so unsigned)
+  std::int64_t min;   ///< the smallest value (0 for the unsigned dtypes)
+  DType dtype;        ///< the dtype asked about
 };
 
 namespace detail {
@@ -41,6 +42,12 @@ template <class T>
 constexpr FInfo finfo_of(DType d) noexcept {
   using L = std::numeric_limits<T>;
   return {static_cast<int>(sizeof(T) * 8), L::epsilon(), L::max(), -L::max(), L::min(), d};
+}
+template <class T>
+constexpr IInfo iinfo_of(DType d) noexcept {
+  using L = std::numeric_limits<T>;
+  return {static_cast<int>(sizeof(T) * 8), static_cast<std::uint64_t>(L::max()),
+          static_cast<std::int64_t>(L::min()), d};
 }
 }  // namespace detail
 
@@ -59,19 +66,29 @@ constexpr FInfo finfo(DType d) {
   detail::throw_info_dtype("finfo", d, "a floating dtype (f32, f64, c64, c128)");
 }
 
-/// iinfo of i32 or i64; DTypeMismatch otherwise.
+/// iinfo of an integer dtype; DTypeMismatch otherwise (bool included).
 constexpr IInfo iinfo(DType d) {
   switch (d) {
+    case DType::i8:
+      return detail::iinfo_of<std::int8_t>(d);
+    case DType::i16:
+      return detail::iinfo_of<std::int16_t>(d);
     case DType::i32:
-      return {32, std::numeric_limits<std::int32_t>::max(),
-              std::numeric_limits<std::int32_t>::min(), d};
+      return detail::iinfo_of<std::int32_t>(d);
     case DType::i64:
-      return {64, std::numeric_limits<std::int64_t>::max(),
-              std::numeric_limits<std::int64_t>::min(), d};
+      return detail::iinfo_of<std::int64_t>(d);
+    case DType::u8:
+      return detail::iinfo_of<std::uint8_t>(d);
+    case DType::u16:
+      return detail::iinfo_of<std::uint16_t>(d);
+    case DType::u32:
+      return detail::iinfo_of<std::uint32_t>(d);
+    case DType::u64:
+      return detail::iinfo_of<std::uint64_t>(d);
     default:
       break;
   }
-  detail::throw_info_dtype("iinfo", d, "an integer dtype (i32, i64)");
+  detail::throw_info_dtype("iinfo", d, "an integer dtype (i8, i16, i32, i64, u8, u16, u32, u64)");
 }
 
 }  // namespace tenferro

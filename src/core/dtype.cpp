@@ -14,6 +14,18 @@ std::string_view dtype_name(DType d) noexcept {
       return "i32";
     case DType::i64:
       return "i64";
+    case DType::i8:
+      return "i8";
+    case DType::i16:
+      return "i16";
+    case DType::u8:
+      return "u8";
+    case DType::u16:
+      return "u16";
+    case DType::u32:
+      return "u32";
+    case DType::u64:
+      return "u64";
     case DType::f32:
       return "f32";
     case DType::f64:

@@ -49,11 +49,15 @@ void for_each_offset(std::span<const std::int64_t> shape, std::span<const std::i
 
 /// A real floating value converted to integer type I with defined results for every input
 /// (docs/dtypes.md, "Casts"): truncation toward zero, NaN gives 0, values beyond I's range
-/// saturate to its minimum/maximum (C++'s static_cast is undefined there).
+/// saturate to its minimum/maximum (C++'s static_cast is undefined there). For an unsigned I
+/// every negative value gives 0 (values in (-1, 0) truncate to 0 anyway).
 template <class I, class F>
 inline I saturate_to_int(F v) {
   if (v != v) return 0;
-  // 2^(bits-1) is exact in every floating type; the largest I is one below it.
+  if constexpr (std::is_unsigned_v<I>) {
+    if (v < 0) return 0;
+  }
+  // 2^(bits-1) (2^bits unsigned) is exact in every floating type; the largest I is one below it.
   constexpr F limit = static_cast<F>(std::numeric_limits<I>::max() / 2 + 1) * F(2);
   if (v >= limit) return std::numeric_limits<I>::max();
   if (v < -limit) return std::numeric_limits<I>::min();
@@ -75,7 +79,8 @@ inline To convert_element(From v) {
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     return saturate_to_int<To>(v);
   } else if constexpr (std::is_integral_v<To> && std::is_integral_v<From>) {
-    // i64 -> i32 keeps the low 32 bits (two's complement, as NumPy and PyTorch); no UB.
+    // i64 -> i32 (and every narrowing or signedness change: -1 -> u8 is 255) keeps the low bits
+    // (two's complement, as NumPy and PyTorch); no UB.
     return static_cast<To>(static_cast<std::make_unsigned_t<To>>(v));
   } else {
     return static_cast<To>(v);

@@ -86,6 +86,12 @@ Tensor from_vector(const std::vector<T>& values, Dims shape) {
 template Tensor from_vector<bool>(const std::vector<bool>&, Dims);
 template Tensor from_vector<std::int32_t>(const std::vector<std::int32_t>&, Dims);
 template Tensor from_vector<std::int64_t>(const std::vector<std::int64_t>&, Dims);
+template Tensor from_vector<std::int8_t>(const std::vector<std::int8_t>&, Dims);
+template Tensor from_vector<std::int16_t>(const std::vector<std::int16_t>&, Dims);
+template Tensor from_vector<std::uint8_t>(const std::vector<std::uint8_t>&, Dims);
+template Tensor from_vector<std::uint16_t>(const std::vector<std::uint16_t>&, Dims);
+template Tensor from_vector<std::uint32_t>(const std::vector<std::uint32_t>&, Dims);
+template Tensor from_vector<std::uint64_t>(const std::vector<std::uint64_t>&, Dims);
 template Tensor from_vector<float>(const std::vector<float>&, Dims);
 template Tensor from_vector<double>(const std::vector<double>&, Dims);
 template Tensor from_vector<c64>(const std::vector<c64>&, Dims);

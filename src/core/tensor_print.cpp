@@ -30,6 +30,8 @@ std::string format_value(T v) {
   char buf[64];
   if constexpr (std::is_same_v<T, bool>) {
     return v ? "true" : "false";
+  } else if constexpr (std::is_unsigned_v<T>) {  // u64 above INT64_MAX prints in full too
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
   } else if constexpr (std::is_integral_v<T>) {
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
   } else if constexpr (is_complex_v<T>) {

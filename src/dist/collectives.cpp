@@ -97,6 +97,18 @@ MPI_Datatype mpi_datatype(DType d) {
       return MPI_INT32_T;
     case DType::i64:
       return MPI_INT64_T;
+    case DType::i8:
+      return MPI_INT8_T;
+    case DType::i16:
+      return MPI_INT16_T;
+    case DType::u8:
+      return MPI_UINT8_T;
+    case DType::u16:
+      return MPI_UINT16_T;
+    case DType::u32:
+      return MPI_UINT32_T;
+    case DType::u64:
+      return MPI_UINT64_T;
     case DType::f32:
       return MPI_FLOAT;
     case DType::f64:
@@ -128,8 +140,14 @@ MPI_Op mpi_op(ReduceOp op, DType d, const char* name) {
   switch (d) {
     case DType::boolean:
       return max ? MPI_LOR : MPI_LAND;
+    case DType::i8:
+    case DType::i16:
     case DType::i32:
     case DType::i64:
+    case DType::u8:
+    case DType::u16:
+    case DType::u32:
+    case DType::u64:
       return max ? MPI_MAX : MPI_MIN;
     case DType::f32:
     case DType::f64:

@@ -50,7 +50,7 @@ void require_clip_dtype(const Tensor& t, const char* what, const Tensor& x) {
                 std::string("clip: ") + what + " is " + dims_to_string(t.shape()) + " " +
                     std::string(dtype_name(t.dtype())) + " (x " + dims_to_string(x.shape()) + " " +
                     std::string(dtype_name(x.dtype())) +
-                    "); expected a real, non-bool dtype (i32, i64, f32, f64)");
+                    "); expected a real, non-bool dtype (an integer, f32, f64)");
 }
 
 // A bound broadcasts against x (the standard); checked here so that the error names clip and the

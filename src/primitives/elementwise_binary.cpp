@@ -138,7 +138,8 @@ struct PowOp : BinaryDefaults {
 
 // ---- floor division and Python's remainder (the result takes the divisor's sign) ----
 // Integers: x // 0 and x % 0 are 0 (NumPy's result, without its warning), and INT_MIN // -1
-// wraps to INT_MIN; C++'s / and % are undefined in both cases.
+// wraps to INT_MIN; C++'s / and % are undefined in both cases. Unsigned integers need neither
+// the -1 case nor the sign fix-up (C++'s / and % already floor there).
 // Floats: NumPy's npy_divmod (Python's float // and %). floor(a / b) is wrong where a / b rounds
 // or overflows (-5 // inf is -1, inf // 1 is nan, 1e308 // 1e-310 is inf only by rounding); a
 // zero remainder takes the divisor's sign (3 % -3 is -0) and a zero quotient the sign of a / b.
@@ -166,7 +167,9 @@ std::pair<T, T> float_divmod(T a, T b) {
 }
 template <class T>
 T floor_divide_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return b == 0 ? T(0) : static_cast<T>(a / b);
+  } else if constexpr (std::is_integral_v<T>) {
     if (b == 0) return 0;
     if (b == -1) return kernels::neg_of(a);
     const T q = static_cast<T>(a / b);
@@ -177,7 +180,9 @@ T floor_divide_of(T a, T b) {
 }
 template <class T>
 T remainder_of(T a, T b) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return b == 0 ? T(0) : static_cast<T>(a % b);
+  } else if constexpr (std::is_integral_v<T>) {
     if (b == 0 || b == -1) return 0;
     const T r = static_cast<T>(a % b);
     return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;

@@ -65,7 +65,7 @@ struct SignbitOp : ClassifyDefaults {
   static constexpr const char* complex_why = "a complex value has no single sign bit";
   template <class T>
   static bool apply(T x) {
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>)
       return false;
     else if constexpr (std::is_integral_v<T>)
       return x < 0;

@@ -81,9 +81,11 @@ DType scalar_dtype(DType d, Scalar s) {
   const double v = s.real();
   if (!(v == std::trunc(v))) return default_float;  // fractional, inf or NaN
   if (d == DType::boolean) d = DType::i64;
-  // Bounds are powers of two, exact in double: [-2^31, 2^31) and [-2^63, 2^63).
-  const double bound = d == DType::i32 ? 0x1p31 : 0x1p63;
-  return v >= -bound && v < bound ? d : default_float;
+  // d's range [lo, hi): bounds are powers of two, exact in double ([-2^31, 2^31), [0, 2^8), ...).
+  const int bits = static_cast<int>(dtype_size(d)) * 8;
+  const double hi = std::ldexp(1.0, is_unsigned(d) ? bits : bits - 1);
+  const double lo = is_unsigned(d) ? 0.0 : -hi;
+  return v >= lo && v < hi ? d : default_float;
 }
 
 void throw_bool_unsupported(std::string_view op, std::span<const Tensor> in) {
@@ -119,7 +121,7 @@ void throw_complex_unsupported(std::string_view op, std::string_view why,
   std::string reason = why.empty() ? "it is defined for real values only" : std::string(why);
   throw Error(ErrorKind::DTypeMismatch, std::string(op) + ": complex operands are not supported (" +
                                             reason + "); got " + describe(in) +
-                                            ", expected real dtypes (bool, i32, i64, f32, f64)");
+                                            ", expected real dtypes (bool, integers, f32, f64)");
 }
 
 std::shared_ptr<const Primitive> elementwise_primitive(std::string_view name, ScalarSide side,

@@ -46,7 +46,7 @@ struct AbsOp : UnaryDefaults {
   static constexpr Rule rule = Rule::custom;
   template <class T>
   static real_t<T> apply(T x) {
-    if constexpr (std::is_same_v<T, bool>)
+    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>)
       return x;
     else if constexpr (std::is_integral_v<T>)
       return x < 0 ? kernels::neg_of(x) : x;  // |INT_MIN| wraps to INT_MIN, as NumPy

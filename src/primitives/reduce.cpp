@@ -64,7 +64,7 @@ ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
   }
   if ((kind_ == ReduceKind::max || kind_ == ReduceKind::min) && is_complex(x.dtype()))
     throw Error(ErrorKind::DTypeMismatch,
-                op() + ": expected a real dtype (bool, i32, i64, f32, f64), got input " +
+                op() + ": expected a real dtype (bool, an integer, f32, f64), got input " +
                     describe(std::span<const Tensor>(&x, 1)) + "; complex numbers are not ordered");
   if ((kind_ == ReduceKind::mean || kind_ == ReduceKind::sum_squares ||
        kind_ == ReduceKind::norm) &&
@@ -96,7 +96,7 @@ ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
 
 DType ReducePrim::kernel_dtype(DType d) const {
   if (kind_ == ReduceKind::any || kind_ == ReduceKind::all) return DType::boolean;
-  if ((kind_ == ReduceKind::sum || kind_ == ReduceKind::prod) && is_integral(d)) return DType::i64;
+  if (kind_ == ReduceKind::sum || kind_ == ReduceKind::prod) return sum_dtype(d);
   return d;
 }
 
@@ -112,7 +112,8 @@ void ReducePrim::execute(ExecContext& ctx, std::span<const Tensor> in,
   ResolvedAxes a = resolve(in[0]);
   const DType kd = kernel_dtype(in[0].dtype());
   if (kd == in[0].dtype()) return reduce_kernel(ctx, kind_, in[0], a.mask, out[0]);
-  // sum/prod of bool and i32 accumulate in i64; any/all read non-zero as true.
+  // sum/prod of bool and the narrower integers accumulate in i64 (u64 for unsigned ones);
+  // any/all read non-zero as true.
   Tensor converted = Tensor::empty(in[0].shape(), kd);
   copy_to_contiguous(in[0], converted.data_ptr(), kd);
   reduce_kernel(ctx, kind_, converted, a.mask, out[0]);

@@ -61,9 +61,14 @@ struct Rows {
   }
 };
 
+// The output element type: sum_dtype() (i64 for bool and signed integers, u64 for unsigned).
+template <class T>
+using scan_out_t =
+    std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, std::uint64_t,
+                       std::conditional_t<std::is_integral_v<T>, std::int64_t, T>>;
 template <class T>
 using acc_t =
-    std::conditional_t<std::is_integral_v<T>, std::int64_t,
+    std::conditional_t<std::is_integral_v<T>, scan_out_t<T>,
                        std::conditional_t<std::is_same_v<T, float>, double,
                                           std::conditional_t<std::is_same_v<T, c64>, c128, T>>>;
 
@@ -90,7 +95,7 @@ class ScanPrim final : public PrimitiveWith<ScanPrim> {
 
   void infer(std::span<const Tensor> in, SpecList& out) const override {
     (void)normalize_axis(axis_, in[0].rank(), name());
-    out.push_back({is_integral(in[0].dtype()) ? DType::i64 : in[0].dtype(), in[0].shape()});
+    out.push_back({sum_dtype(in[0].dtype()), in[0].shape()});
   }
 
   void execute(ExecContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) const override {
@@ -104,7 +109,7 @@ class ScanPrim final : public PrimitiveWith<ScanPrim> {
     visit_dtype(x.dtype(), [&](auto z) {
       using T = decltype(z);
       using A = acc_t<T>;
-      using O = std::conditional_t<std::is_integral_v<T>, std::int64_t, T>;
+      using O = scan_out_t<T>;
       const T* px = static_cast<const T*>(x.data_ptr());
       O* po = static_cast<O*>(out[0].data_ptr());
       ctx.parallel_for_work(rows.count, 16, rows.count * n, [&](I b, I e) {

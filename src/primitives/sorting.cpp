@@ -32,7 +32,7 @@ I sort_axis(I axis, I rank, std::string_view op) {
 void check_sortable(std::string_view op, const Tensor& x, I axis) {
   if (is_complex(x.dtype()))
     throw Error(ErrorKind::DTypeMismatch,
-                std::string(op) + ": expected a real dtype (bool, i32, i64, f32, f64), got " +
+                std::string(op) + ": expected a real dtype (bool, an integer, f32, f64), got " +
                     describe(std::span<const Tensor>(&x, 1)) +
                     "; complex numbers are not ordered: sort real(x) or abs(x) instead");
   (void)sort_axis(axis, x.rank(), op);

@@ -1,9 +1,10 @@
 // Reductions: sum, prod, mean, var, std, max, min, sum_squares, norm, any, all, count_nonzero over
 // any set of axes; argmax and argmin along one axis.
 //
-// Dtypes: sum and prod of bool and integer tensors accumulate and return i64 (wrapping on
-// overflow); mean, sum_squares and norm convert them to f64 first; max and min keep the dtype;
-// any and all return bool, count_nonzero and argmax/argmin i64.
+// Dtypes: sum and prod of bool and signed integer tensors accumulate and return i64, of unsigned
+// ones u64 (sum_dtype(), the Array API's rule; wrapping on overflow); mean, sum_squares and norm
+// convert them to f64 first; max and min keep the dtype; any and all return bool, count_nonzero and
+// argmax/argmin i64.
 //
 // Axes: each entry may be negative (counts from the end); duplicates (after normalisation) throw
 // InvalidArgument; an empty axis list means *all* axes (PyTorch's convention), so `sum(x)` and

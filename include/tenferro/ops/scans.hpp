@@ -4,8 +4,9 @@
 //   Tensor p = tenferro::cumprod(x, 0);                         // running products down axis 0
 //   Tensor y = tenferro::pad(img, {{0, 0}, {2, 2}, {2, 2}}, tenferro::PadMode::reflect);
 //
-// dtypes: f32, f64, c64 and c128 keep their dtype; bool, i32 and i64 scans accumulate in and
-// return i64 (as sum, NumPy and PyTorch), wrapping on overflow (two's complement); f32 and c64
+// dtypes: f32, f64, c64 and c128 keep their dtype; bool and signed integer scans accumulate in
+// and return i64, unsigned ones u64 (sum_dtype(), as sum, NumPy and the Array API), wrapping on
+// overflow (two's complement); f32 and c64
 // scans accumulate in double precision and round each output (as PyTorch's CPU kernels). Each row
 // is scanned sequentially, so results are bitwise equal for every thread count. pad keeps every
 // dtype. Inputs may have any strides; results are fresh contiguous tensors.
@@ -43,10 +44,10 @@ Tensor cumprod(const Tensor& x, std::int64_t axis);
 /// The Array API's cumulative_sum / cumulative_prod: cumsum / cumprod of x along `axis`
 /// (std::nullopt: allowed only for a rank-1 x, InvalidArgument otherwise), in `dtype` when given
 /// (x is cast to it first and the result has exactly that dtype; default: cumsum's dtypes, so
-/// bool and integers accumulate in i64). include_initial prepends the empty sum 0 (product 1):
-/// the axis grows by one. A 0-d x is InvalidArgument (the standard asks for at least one axis;
-/// cumsum itself accepts it). Errors name cumulative_sum / cumulative_prod. Differentiable as
-/// cumsum / cumprod (the initial element is a constant).
+/// bool and signed integers accumulate in i64, unsigned ones in u64). include_initial prepends the
+/// empty sum 0 (product 1): the axis grows by one. A 0-d x is InvalidArgument (the standard asks
+/// for at least one axis; cumsum itself accepts it). Errors name cumulative_sum / cumulative_prod.
+/// Differentiable as cumsum / cumprod (the initial element is a constant).
 Tensor cumulative_sum(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,
                       std::optional<DType> dtype = std::nullopt, bool include_initial = false);
 Tensor cumulative_prod(const Tensor& x, std::optional<std::int64_t> axis = std::nullopt,

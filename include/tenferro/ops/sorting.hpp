@@ -13,9 +13,9 @@
 //   - bool orders false < true; i64 compares exactly (no rounding through double).
 // Because the order is total, the result does not depend on the algorithm or the thread count.
 //
-// Dtypes: bool, i32, i64, f32, f64. Complex inputs are DTypeMismatch (complex numbers are not
-// ordered; sort real(x) or abs(x) instead). The axis may be negative (counts from the end); one
-// outside [-rank, rank) is InvalidArgument. A rank-0 tensor is a single element along axis 0 or
+// Dtypes: bool, every integer dtype, f32, f64. Complex inputs are DTypeMismatch (complex numbers
+// are not ordered; sort real(x) or abs(x) instead). The axis may be negative (counts from the end);
+// one outside [-rank, rank) is InvalidArgument. A rank-0 tensor is a single element along axis 0 or
 // -1 (PyTorch): argsort gives the 0-d index 0, sort gives the value. An empty axis gives empty
 // results.
 //

@@ -50,8 +50,8 @@ T sign_of(T z) {
     if (std::isnan(z.real()) || std::isnan(z.imag())) return T(nan, nan);
     const real_t<T> m = std::abs(z);
     return m == 0 ? T(0) : z / m;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return z;
+  } else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+    return static_cast<T>(z != 0);
   } else if constexpr (std::is_floating_point_v<T>) {
     if (z != z) return z;  // NaN stays NaN (the comparisons below would give 0)
     return static_cast<T>((z > 0) - (z < 0));
@@ -77,9 +77,11 @@ T minimum_of(T a, T b) {
 }
 
 // Integer arithmetic wraps modulo 2^bits (two's complement, as NumPy and PyTorch do): computed in
-// the unsigned type, where overflow is defined, so no signed-overflow UB (docs/dtypes.md).
+// an unsigned type, where overflow is defined, so no signed-overflow UB (docs/dtypes.md). It is
+// at least `unsigned int` wide: u8/u16 operands would otherwise promote to (signed) int, and
+// 65535 * 65535 overflows int. The conversion back to T keeps the low bits (C++20: modular).
 template <class T>
-using wrap_t = std::make_unsigned_t<T>;
+using wrap_t = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
 template <class T>
 T add_of(T a, T b) {
   if constexpr (std::is_integral_v<T>)

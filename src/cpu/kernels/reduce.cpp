@@ -341,15 +341,18 @@ void reduce_kernel(ExecContext& ctx, ReduceKind kind, const Tensor& x, const Red
   visit_dtype(x.dtype(), [&](auto zero) {
     using T = decltype(zero);
     constexpr bool kBool = std::is_same_v<T, bool>, kInt = std::is_integral_v<T>;
+    // sum/prod reach the kernel only in sum_dtype(): i64 or u64 for integers (the shape rule
+    // converts narrower ones first), so the 8-32 bit integers instantiate no sum/prod loops.
+    constexpr bool kSums = !kBool && (!kInt || sizeof(T) == 8);
     switch (kind) {
       case ReduceKind::sum:
       case ReduceKind::mean:
-        if constexpr (!kBool) {
+        if constexpr (kSums) {
           if (kind == ReduceKind::sum || !kInt) return run<SumOp<T>, T, T>(ctx, kind, x, l, out);
         }
         break;
       case ReduceKind::prod:
-        if constexpr (!kBool) return run<ProdOp<T>, T, T>(ctx, kind, x, l, out);
+        if constexpr (kSums) return run<ProdOp<T>, T, T>(ctx, kind, x, l, out);
         break;
       case ReduceKind::max:
       case ReduceKind::min:
