@@ -77,9 +77,16 @@ DLDataType dl_dtype(DType d) {
   switch (d) {
     case DType::boolean:
       return {kDLBool, 8, 1};
+    case DType::i8:
+    case DType::i16:
     case DType::i32:
     case DType::i64:
       return {kDLInt, bits, 1};
+    case DType::u8:
+    case DType::u16:
+    case DType::u32:
+    case DType::u64:
+      return {kDLUInt, bits, 1};
     case DType::f32:
     case DType::f64:
       return {kDLFloat, bits, 1};
@@ -93,17 +100,24 @@ DLDataType dl_dtype(DType d) {
 DType from_dl_dtype(DLDataType t) {
   if (t.lanes == 1) {
     if (t.code == kDLBool && t.bits == 8) return DType::boolean;
+    if (t.code == kDLInt && t.bits == 8) return DType::i8;
+    if (t.code == kDLInt && t.bits == 16) return DType::i16;
     if (t.code == kDLInt && t.bits == 32) return DType::i32;
     if (t.code == kDLInt && t.bits == 64) return DType::i64;
+    if (t.code == kDLUInt && t.bits == 8) return DType::u8;
+    if (t.code == kDLUInt && t.bits == 16) return DType::u16;
+    if (t.code == kDLUInt && t.bits == 32) return DType::u32;
+    if (t.code == kDLUInt && t.bits == 64) return DType::u64;
     if (t.code == kDLFloat && t.bits == 32) return DType::f32;
     if (t.code == kDLFloat && t.bits == 64) return DType::f64;
     if (t.code == kDLComplex && t.bits == 64) return DType::c64;
     if (t.code == kDLComplex && t.bits == 128) return DType::c128;
   }
-  throw Error(ErrorKind::DTypeMismatch,
-              "from_dlpack: DLPack dtype (code " + std::to_string(t.code) + ", bits " +
-                  std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
-                  ") has no tenferro dtype (uint8 and bfloat16/float16 included)");
+  throw Error(
+      ErrorKind::DTypeMismatch,
+      "from_dlpack: DLPack dtype (code " + std::to_string(t.code) + ", bits " +
+          std::to_string(t.bits) + ", lanes " + std::to_string(t.lanes) +
+          ") has no tenferro dtype (bfloat16/float16 included: tenferro has no 16-bit float)");
 }
 
 py::capsule to_dlpack(const Tensor& t) {

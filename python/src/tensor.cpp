@@ -18,7 +18,8 @@ struct PyDType {
 };
 
 py::object& dtype_object(DType d) {
-  static auto* objects = new py::object[7];  // leaked: never decref'd after interpreter exit
+  static auto* objects =
+      new py::object[std::size(all_dtypes)];  // leaked: never decref'd after interpreter exit
   return objects[static_cast<int>(d)];
 }
 
@@ -26,8 +27,14 @@ std::optional<DType> dtype_from_numpy(const py::dtype& dt) {
   const char kind = dt.kind();
   const auto size = dt.itemsize();
   if (kind == 'b' && size == 1) return DType::boolean;
+  if (kind == 'i' && size == 1) return DType::i8;
+  if (kind == 'i' && size == 2) return DType::i16;
   if (kind == 'i' && size == 4) return DType::i32;
   if (kind == 'i' && size == 8) return DType::i64;
+  if (kind == 'u' && size == 1) return DType::u8;
+  if (kind == 'u' && size == 2) return DType::u16;
+  if (kind == 'u' && size == 4) return DType::u32;
+  if (kind == 'u' && size == 8) return DType::u64;
   if (kind == 'f' && size == 4) return DType::f32;
   if (kind == 'f' && size == 8) return DType::f64;
   if (kind == 'c' && size == 8) return DType::c64;
@@ -37,11 +44,15 @@ std::optional<DType> dtype_from_numpy(const py::dtype& dt) {
 
 std::optional<DType> dtype_from_name(const std::string& s) {
   static const std::pair<const char*, DType> names[] = {
-      {"bool", DType::boolean}, {"bool_", DType::boolean},  {"i32", DType::i32},
-      {"int32", DType::i32},    {"i64", DType::i64},        {"int64", DType::i64},
-      {"f32", DType::f32},      {"float32", DType::f32},    {"f64", DType::f64},
-      {"float64", DType::f64},  {"c64", DType::c64},        {"complex64", DType::c64},
-      {"c128", DType::c128},    {"complex128", DType::c128}};
+      {"bool", DType::boolean}, {"bool_", DType::boolean},   {"i32", DType::i32},
+      {"int32", DType::i32},    {"i64", DType::i64},         {"int64", DType::i64},
+      {"f32", DType::f32},      {"float32", DType::f32},     {"f64", DType::f64},
+      {"float64", DType::f64},  {"c64", DType::c64},         {"complex64", DType::c64},
+      {"c128", DType::c128},    {"complex128", DType::c128}, {"i8", DType::i8},
+      {"int8", DType::i8},      {"i16", DType::i16},         {"int16", DType::i16},
+      {"u8", DType::u8},        {"uint8", DType::u8},        {"u16", DType::u16},
+      {"uint16", DType::u16},   {"u32", DType::u32},         {"uint32", DType::u32},
+      {"u64", DType::u64},      {"uint64", DType::u64}};
   for (const auto& [n, d] : names)
     if (s == n) return d;
   return std::nullopt;
@@ -67,7 +78,8 @@ DType to_dtype(py::handle obj) {
   if (auto d = to_dtype_or_none(obj)) return *d;
   throw Error(ErrorKind::DTypeMismatch,
               "tenferro: not a tenferro dtype: " + std::string(py::str(py::repr(obj))) +
-                  " (expected one of bool, i32, i64, f32, f64, c64, c128, their NumPy names or "
+                  " (expected one of bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, c64, "
+                  "c128, their NumPy names or "
                   "NumPy dtypes)");
 }
 
@@ -111,6 +123,18 @@ py::dtype numpy_dtype(DType d) {
       return py::dtype("int32");
     case DType::i64:
       return py::dtype("int64");
+    case DType::i8:
+      return py::dtype("int8");
+    case DType::i16:
+      return py::dtype("int16");
+    case DType::u8:
+      return py::dtype("uint8");
+    case DType::u16:
+      return py::dtype("uint16");
+    case DType::u32:
+      return py::dtype("uint32");
+    case DType::u64:
+      return py::dtype("uint64");
     case DType::f32:
       return py::dtype("float32");
     case DType::f64:
@@ -218,8 +242,8 @@ Tensor from_numpy(py::array arr) {
   if (!d)
     throw Error(ErrorKind::DTypeMismatch,
                 "tenferro.asarray: NumPy dtype " + std::string(py::str(arr.dtype())) +
-                    " has no tenferro dtype (bool, int32, int64, float32, float64, complex64, "
-                    "complex128); pass dtype= to convert");
+                    " has no tenferro dtype (bool, int8 ... int64, uint8 ... uint64, float32, "
+                    "float64, complex64, complex128); pass dtype= to convert");
   const auto item = static_cast<py::ssize_t>(dtype_size(*d));
   const int flags = py::detail::array_proxy(arr.ptr())->flags;
   const bool aligned = (flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_) != 0;
@@ -551,9 +575,10 @@ void setitem(Tensor& x, py::handle key, py::handle value) {
 
 void bind_tensor(py::module_& m) {
   py::class_<PyDType>(m, "DType",
-                      "A tenferro element type. The canonical objects are tenferro.bool_, i32, "
-                      "i64, f32, f64, c64, c128 (aliases int32, int64, float32, float64, "
-                      "complex64, complex128); compares equal to its names and NumPy dtypes.")
+                      "A tenferro element type. The canonical objects are tenferro.bool_, i8, "
+                      "i16, i32, i64, u8, u16, u32, u64, f32, f64, c64, c128 (aliases int8 ... "
+                      "int64, uint8 ... uint64, float32, float64, complex64, complex128); "
+                      "compares equal to its names and NumPy dtypes.")
       .def_property_readonly("name", [](const PyDType& d) { return std::string(dtype_name(d.d)); })
       .def_property_readonly("itemsize", [](const PyDType& d) { return dtype_size(d.d); })
       .def_property_readonly("is_complex", [](const PyDType& d) { return is_complex(d.d); })
@@ -579,11 +604,15 @@ void bind_tensor(py::module_& m) {
         return "tenferro." + std::string(d.d == DType::boolean ? "bool_" : dtype_name(d.d));
       });
   const std::pair<const char*, DType> names[] = {
-      {"bool_", DType::boolean},  {"i32", DType::i32},     {"i64", DType::i64},
-      {"f32", DType::f32},        {"f64", DType::f64},     {"c64", DType::c64},
-      {"c128", DType::c128},      {"int32", DType::i32},   {"int64", DType::i64},
-      {"float32", DType::f32},    {"float64", DType::f64}, {"complex64", DType::c64},
-      {"complex128", DType::c128}};
+      {"bool_", DType::boolean},   {"i32", DType::i32},     {"i64", DType::i64},
+      {"f32", DType::f32},         {"f64", DType::f64},     {"c64", DType::c64},
+      {"c128", DType::c128},       {"int32", DType::i32},   {"int64", DType::i64},
+      {"float32", DType::f32},     {"float64", DType::f64}, {"complex64", DType::c64},
+      {"complex128", DType::c128}, {"i8", DType::i8},       {"i16", DType::i16},
+      {"u8", DType::u8},           {"u16", DType::u16},     {"u32", DType::u32},
+      {"u64", DType::u64},         {"int8", DType::i8},     {"int16", DType::i16},
+      {"uint8", DType::u8},        {"uint16", DType::u16},  {"uint32", DType::u32},
+      {"uint64", DType::u64}};
   for (const auto& [name, d] : names) {
     py::object& obj = dtype_object(d);
     if (!obj) obj = py::cast(PyDType{d});

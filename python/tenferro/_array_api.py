@@ -27,29 +27,37 @@ nan = math.nan
 newaxis = None
 
 _BOOL = _tf.bool_
-_SIGNED = (_tf.int32, _tf.int64)
+_SIGNED = (_tf.int8, _tf.int16, _tf.int32, _tf.int64)
+_UNSIGNED = (_tf.uint8, _tf.uint16, _tf.uint32, _tf.uint64)
 _REAL = (_tf.float32, _tf.float64)
 _COMPLEX = (_tf.complex64, _tf.complex128)
-_ALL = (_BOOL,) + _SIGNED + _REAL + _COMPLEX
+_ALL = (_BOOL,) + _SIGNED + _UNSIGNED + _REAL + _COMPLEX
 _NAMES = {
     _BOOL: "bool",
+    _tf.int8: "int8",
+    _tf.int16: "int16",
     _tf.int32: "int32",
     _tf.int64: "int64",
+    _tf.uint8: "uint8",
+    _tf.uint16: "uint16",
+    _tf.uint32: "uint32",
+    _tf.uint64: "uint64",
     _tf.float32: "float32",
     _tf.float64: "float64",
     _tf.complex64: "complex64",
     _tf.complex128: "complex128",
 }
-_BITS = {_tf.int32: 32, _tf.int64: 64, _tf.float32: 32, _tf.float64: 64, _tf.complex64: 64,
+_BITS = {_tf.int8: 8, _tf.int16: 16, _tf.int32: 32, _tf.int64: 64, _tf.uint8: 8, _tf.uint16: 16,
+         _tf.uint32: 32, _tf.uint64: 64, _tf.float32: 32, _tf.float64: 64, _tf.complex64: 64,
          _tf.complex128: 128}
 _KINDS = {
     "bool": (_BOOL,),
     "signed integer": _SIGNED,
-    "unsigned integer": (),  # tenferro has no unsigned dtypes (docs/python.md)
-    "integral": _SIGNED,
+    "unsigned integer": _UNSIGNED,
+    "integral": _SIGNED + _UNSIGNED,
     "real floating": _REAL,
     "complex floating": _COMPLEX,
-    "numeric": _SIGNED + _REAL + _COMPLEX,
+    "numeric": _SIGNED + _UNSIGNED + _REAL + _COMPLEX,
 }
 
 
@@ -122,16 +130,21 @@ def result_type(*arrays_and_dtypes):
 
 def can_cast(from_, to, /):
     """Whether from_ (a dtype or an array) converts to `to` without loss by the standard's rules:
-    bool only to bool; an integer to a wider-or-equal integer; a real float to a real float of at
-    least its size or to a complex of at least twice its size; a complex to a wider-or-equal
-    complex. Casts across kinds (integer to float, ...) are False, as the standard leaves them
-    out of its promotion rules."""
+    bool only to bool; an integer to an integer its promotion with gives `to` (a wider-or-equal
+    integer of the same signedness, or a wider signed integer for an unsigned one: uint8 to
+    int16; never a signed to an unsigned integer); a real float to a real float of at least its
+    size or to a complex of at least twice its size; a complex to a wider-or-equal complex. Casts
+    across kinds (integer to float, ...) are False, as the standard leaves them out of its
+    promotion rules."""
     f = _as_dtype(from_, "can_cast")
     if not isinstance(to, _tf.DType):
         raise TypeError(f"can_cast: `to` must be a tenferro dtype, got {type(to).__name__}")
     if f == _BOOL:
         return to == _BOOL
-    for group in (_SIGNED, _REAL, _COMPLEX):
+    integers = _SIGNED + _UNSIGNED
+    if builtins.any(f == d for d in integers) and builtins.any(to == d for d in integers):
+        return _tf.promote_types(f, to) == to  # the Array API's integer promotion table
+    for group in (_REAL, _COMPLEX):
         if builtins.any(f == d for d in group) and builtins.any(to == d for d in group):
             return _BITS[f] <= _BITS[to]
     if builtins.any(f == d for d in _REAL) and builtins.any(to == d for d in _COMPLEX):

@@ -165,7 +165,7 @@ def tensordot(x1, x2, /, *, axes=2):
 
 def trace(x, /, *, offset=0, dtype=None):
     """The sum of the diagonal of the last two axes; dtype converts x first (the standard's
-    default: x's dtype, i32 summed as the default integer i64, as sum)."""
+    default: x's dtype, integers summed as i64, unsigned ones as u64, as sum)."""
     x = _t(x)
     if dtype is not None:
         x = _tf.cast(x, dtype)
