@@ -264,9 +264,9 @@ def test_finfo_matches_numpy(dtype):
     assert tf.finfo(tf.zeros((1,), dtype=dtype)).bits == n.bits
 
 
-@pytest.mark.parametrize("dtype", ["i32", "i64"])
+@pytest.mark.parametrize("dtype", ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"])
 def test_iinfo_matches_numpy(dtype):
-    i, n = tf.iinfo(dtype), np.iinfo({"i32": np.int32, "i64": np.int64}[dtype])
+    i, n = tf.iinfo(dtype), np.iinfo(np.dtype(getattr(tf, dtype)))
     assert (i.bits, i.min, i.max) == (n.bits, n.min, n.max)
     assert i.dtype == getattr(tf, dtype)
 

@@ -11,9 +11,12 @@ import pytest
 
 import tenferro as tf
 
-DTYPES = [tf.bool, tf.int32, tf.int64, tf.float32, tf.float64, tf.complex64, tf.complex128]
-NP = {tf.bool: np.bool_, tf.int32: np.int32, tf.int64: np.int64, tf.float32: np.float32,
-      tf.float64: np.float64, tf.complex64: np.complex64, tf.complex128: np.complex128}
+DTYPES = [tf.bool, tf.int8, tf.int16, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.uint32,
+          tf.uint64, tf.float32, tf.float64, tf.complex64, tf.complex128]
+NP = {tf.bool: np.bool_, tf.int8: np.int8, tf.int16: np.int16, tf.int32: np.int32,
+      tf.int64: np.int64, tf.uint8: np.uint8, tf.uint16: np.uint16, tf.uint32: np.uint32,
+      tf.uint64: np.uint64, tf.float32: np.float32, tf.float64: np.float64,
+      tf.complex64: np.complex64, tf.complex128: np.complex128}
 
 
 def _np_key(k):
@@ -48,17 +51,18 @@ def test_namespace_info():
                                      tf.complex128, "integral": tf.int64, "indexing": tf.int64}
     assert info.default_dtypes(device=info.default_device())["integral"] == tf.int64
     all_ = info.dtypes()
-    assert list(all_) == ["bool", "int32", "int64", "float32", "float64", "complex64",
-                          "complex128"]
+    assert list(all_) == ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                          "uint32", "uint64", "float32", "float64", "complex64", "complex128"]
     for name, d in all_.items():
         assert d is getattr(tf, name)
     assert list(info.dtypes(kind="bool")) == ["bool"]
-    assert list(info.dtypes(kind="integral")) == ["int32", "int64"]
-    assert info.dtypes(kind="unsigned integer") == {}
+    assert list(info.dtypes(kind="integral")) == ["int8", "int16", "int32", "int64", "uint8",
+                                                  "uint16", "uint32", "uint64"]
+    assert list(info.dtypes(kind="unsigned integer")) == ["uint8", "uint16", "uint32", "uint64"]
     assert list(info.dtypes(kind="real floating")) == ["float32", "float64"]
     assert list(info.dtypes(kind=("complex floating", "bool"))) == ["bool", "complex64",
                                                                    "complex128"]
-    assert len(info.dtypes(kind="numeric")) == 6
+    assert len(info.dtypes(kind="numeric")) == 12
     with pytest.raises(ValueError):
         info.dtypes(kind="no such kind")
     with pytest.raises(ValueError):

@@ -162,6 +162,10 @@ inline Tensor make_input(Dims shape, DType dtype, Domain domain, std::uint64_t s
     for (std::size_t i = 0; i < z.size(); ++i) {
       if constexpr (is_complex_v<T>)
         typed[i] = T(static_cast<real_t<T>>(z[i].real()), static_cast<real_t<T>>(z[i].imag()));
+      else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+        // Through long long: a negative double converted to an unsigned type directly is UB;
+        // the integer conversion wraps (-1 -> 255 for u8), defined since C++20.
+        typed[i] = static_cast<T>(static_cast<long long>(z[i].real()));
       else
         typed[i] = static_cast<T>(z[i].real());
     }

@@ -635,7 +635,11 @@ TEST(ArrayApiInfo, FinfoAndIinfo) {
   EXPECT_EQ(finfo(DType::c128).bits, 64);
   EXPECT_EQ(finfo(DType::c64).dtype, DType::c64);
   EXPECT_EQ(finfo(DType::c64).eps, 0x1p-23);
-  EXPECT_EQ(iinfo(DType::i32).max, 2147483647);
+  EXPECT_EQ(iinfo(DType::i32).max, 2147483647u);
+  EXPECT_EQ(iinfo(DType::u64).max, std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(iinfo(DType::u8).min, 0);
+  EXPECT_EQ(iinfo(DType::i8).min, -128);
+  EXPECT_EQ(iinfo(DType::u16).bits, 16);
   EXPECT_EQ(iinfo(DType::i64).min, std::numeric_limits<std::int64_t>::min());
   EXPECT_EQ(iinfo(DType::i64).bits, 64);
   expect_error(ErrorKind::DTypeMismatch, [] { (void)finfo(DType::i32); }, {"finfo", "i32"});

@@ -65,7 +65,7 @@ TEST(Scans, ValuesMatchALoopForEveryDtypeAndAxis) {
       for (i64 axis : {0, 1, 2, -1, -3}) {
         const Tensor x = sample(shape, d, seed++);
         const Tensor y = scan_of(product, x, axis);
-        const DType want_dtype = is_integral(d) ? DType::i64 : d;
+        const DType want_dtype = sum_dtype(d);  // i64 for bool and signed, u64 for unsigned
         ASSERT_EQ(y.dtype(), want_dtype) << dtype_name(d);
         ASSERT_EQ(y.shape(), shape);
         const auto ref = ref_scan(c128_values(x), shape, axis < 0 ? axis + 3 : axis, product);

@@ -1,0 +1,129 @@
+"""int8, int16, uint8, uint16, uint32, uint64 (docs/dtypes.md): NumPy round trips both ways,
+DLPack codes, promotion and wrapping arithmetic against NumPy, reductions' dtypes, sort, casts,
+and the Array API dtype functions for them."""
+
+import numpy as np
+import pytest
+
+import tenferro as tf
+
+SMALL = ["int8", "int16", "uint8", "uint16", "uint32", "uint64"]
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def values(name, seed=0, n=12):
+    """Values spanning the whole range of the dtype, extremes included."""
+    info = np.iinfo(name)
+    rng = np.random.default_rng(seed)
+    v = rng.integers(info.min, info.max, size=n, dtype=name, endpoint=True)
+    v[:2] = [info.min, info.max]
+    return v
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_numpy_round_trip_and_dtype_objects(name):
+    a = values(name)
+    t = tf.asarray(a)
+    assert t.dtype == getattr(tf, name) and t.dtype is getattr(tf, name)
+    assert np.dtype(t.dtype) == np.dtype(name)
+    assert t.dtype == name and t.itemsize == np.dtype(name).itemsize
+    back = t.numpy()
+    assert back.dtype == np.dtype(name)
+    np.testing.assert_array_equal(back, a)
+    assert t[1].item() == int(a[1])  # u64 max as a Python int, exactly
+    np.testing.assert_array_equal(np.asarray(tf.zeros(3, dtype=name)), np.zeros(3, name))
+    np.testing.assert_array_equal(np.asarray(tf.arange(5, dtype=name)), np.arange(5, dtype=name))
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_dlpack_both_ways(name):
+    a = values(name)
+    t = tf.from_dlpack(a)
+    assert t.dtype == getattr(tf, name)
+    assert t.data_ptr() == a.ctypes.data  # shared, not copied
+    b = np.from_dlpack(t)
+    assert b.dtype == np.dtype(name)
+    np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("a", INTS)
+@pytest.mark.parametrize("b", INTS)
+def test_promotion_matches_numpy(a, b):
+    want = np.result_type(np.dtype(a), np.dtype(b))  # uint64 + signed is float64 in both
+    assert np.dtype(tf.result_type(getattr(tf, a), getattr(tf, b))) == want
+    x, y = tf.asarray(values(a, 1, 6)), tf.asarray(values(b, 2, 6))
+    assert np.dtype((x + y).dtype) == want
+    assert tf.can_cast(getattr(tf, a), getattr(tf, b)) == np.can_cast(a, b)
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_wrapping_arithmetic_matches_numpy(name):
+    a, b = values(name, 3), values(name, 4)
+    x, y = tf.asarray(a), tf.asarray(b)
+    with np.errstate(all="ignore"):
+        for got, want in [(x + y, a + b), (x - y, a - b), (x * y, a * b), (-x, -a),
+                          (abs(x), np.abs(a)), (tf.maximum(x, y), np.maximum(a, b)),
+                          (x // y, np.floor_divide(a, b)), (x % y, np.remainder(a, b))]:
+            assert np.asarray(got).dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(x < y), a < b)
+    np.testing.assert_array_equal(np.asarray(x == y), a == b)
+    np.testing.assert_array_equal(np.asarray(x >= y), a >= b)
+
+
+def test_the_examples_of_the_docs():
+    u8 = tf.asarray(np.array([250, 0], np.uint8))
+    np.testing.assert_array_equal(np.asarray(u8 + tf.asarray(np.array([10, 0], np.uint8))),
+                                  [4, 0])
+    np.testing.assert_array_equal(np.asarray(u8 - tf.asarray(np.array([0, 1], np.uint8))),
+                                  [250, 255])
+    i8 = tf.asarray(np.array([127], np.int8))
+    assert np.asarray(i8 + tf.asarray(np.array([1], np.int8)))[0] == -128
+    # Division by zero: 0 for floor_divide and remainder (NumPy's value, without its warning).
+    z = tf.asarray(np.array([0, 0], np.uint16))
+    np.testing.assert_array_equal(np.asarray(tf.asarray(np.array([7, 0], np.uint16)) // z), [0, 0])
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_reductions_sort_and_casts(name):
+    a = values(name, 5)
+    x = tf.asarray(a)
+    unsigned = np.dtype(name).kind == "u"
+    s = tf.sum(x)
+    assert np.dtype(s.dtype) == (np.uint64 if unsigned else np.int64)
+    assert s.item() == int(np.sum(a, dtype=np.uint64 if unsigned else np.int64))
+    c = tf.cumulative_sum(x)
+    np.testing.assert_array_equal(np.asarray(c), np.cumsum(a, dtype=np.dtype(s.dtype)))
+    assert tf.max(x).item() == a.max() and tf.min(x).dtype == x.dtype
+    assert tf.argmax(x).item() == np.argmax(a)
+    np.testing.assert_array_equal(np.asarray(tf.sort(x)[0]), np.sort(a))  # (values, indices)
+    np.testing.assert_array_equal(np.asarray(tf.argsort(x)), np.argsort(a, kind="stable"))
+    np.testing.assert_allclose(np.asarray(tf.mean(x)), np.mean(a.astype(np.float64)))
+    for other in INTS:
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(np.asarray(tf.astype(x, getattr(tf, other))),
+                                          a.astype(other))
+    np.testing.assert_array_equal(np.asarray(tf.where(x > 3, x, tf.zeros_like(x))),
+                                  np.where(a > 3, a, 0).astype(name))
+
+
+def test_array_api_dtype_functions():
+    for name in SMALL:
+        d = getattr(tf, name)
+        unsigned = name.startswith("u")
+        assert tf.isdtype(d, "integral") and tf.isdtype(d, "numeric")
+        assert tf.isdtype(d, "unsigned integer") == unsigned
+        assert tf.isdtype(d, "signed integer") == (not unsigned)
+        i, n = tf.iinfo(d), np.iinfo(name)
+        assert (i.bits, i.min, i.max) == (n.bits, n.min, n.max)
+    assert tf.can_cast(tf.uint8, tf.int16) and not tf.can_cast(tf.int8, tf.uint64)
+    assert not tf.can_cast(tf.uint64, tf.int64)
+
+
+def test_float_only_ops_and_missing_f16():
+    x = tf.asarray(np.ones((2, 2), np.uint8))
+    with pytest.raises(tf.DTypeMismatchError, match="u8"):
+        tf.matmul(x, x)
+    assert np.asarray(tf.exp(x)).dtype == np.float64  # computed in f64
+    with pytest.raises(TypeError):
+        tf.asarray(np.ones(2, np.float16))
