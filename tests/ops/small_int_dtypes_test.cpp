@@ -278,6 +278,39 @@ TEST(SmallIntDTypes, FactoriesStructuralOpsIndexingAndPrinting) {
   EXPECT_NE(from_vector<u8>({200}, {1}).to_string().find("dtype=u8"), std::string::npos);
 }
 
+// ---- bitwise ops, searchsorted, unique ----
+
+TEST(SmallIntDTypes, BitwiseOpsSearchsortedAndUnique) {
+  const Tensor a = from_vector<u8>({0xF0, 0x0F, 0xFF}, {3}),
+               b = from_vector<u8>({0x3C, 0x3C, 1}, {3});
+  EXPECT_EQ(bitwise_and(a, b).to_vector<u8>(), (std::vector<u8>{0x30, 0x0C, 1}));
+  EXPECT_EQ(bitwise_or(a, b).to_vector<u8>(), (std::vector<u8>{0xFC, 0x3F, 0xFF}));
+  EXPECT_EQ(bitwise_xor(a, b).to_vector<u8>(), (std::vector<u8>{0xCC, 0x33, 0xFE}));
+  EXPECT_EQ(bitwise_invert(a).to_vector<u8>(), (std::vector<u8>{0x0F, 0xF0, 0x00}));
+  EXPECT_EQ(bitwise_left_shift(a, from_vector<u8>({1, 4, 8}, {3})).to_vector<u8>(),
+            (std::vector<u8>{0xE0, 0xF0, 0}));  // a count of 8 shifts every bit out
+  const Tensor s = from_vector<i8>({-128, 64, -1}, {3});
+  EXPECT_EQ(bitwise_right_shift(s, from_vector<i8>({7, 6, 9}, {3})).to_vector<i8>(),
+            (std::vector<i8>{-1, 1, -1}));  // arithmetic: the sign fills
+  EXPECT_EQ(bitwise_invert(from_vector<u64>({0}, {1})).item<u64>(), ~u64{0});
+  const Tensor w = bitwise_and(from_vector<u16>({0xFFFF}, {1}), from_vector<i8>({-1}, {1}));
+  EXPECT_EQ(w.dtype(), D::i32);  // promoted first: u16 + i8 is i32
+  EXPECT_EQ(w.item<std::int32_t>(), 0xFFFF);
+  // u64 with a signed integer promotes to f64, which bitwise ops refuse (NumPy refuses it too).
+  expect_error(ErrorKind::DTypeMismatch,
+               [] { (void)bitwise_or(from_vector<u64>({1}, {1}), from_vector<i64>({1}, {1})); },
+               {"bitwise_or"});
+  const Tensor sorted = from_vector<u32>({1, 5, 4000000000u}, {3});
+  EXPECT_EQ(
+      searchsorted(sorted, from_vector<u32>({0, 5, 4000000001u}, {3})).to_vector<std::int64_t>(),
+      (std::vector<std::int64_t>{0, 1, 3}));
+  const Tensor u = unique_values(from_vector<i16>({3, -300, 3, 7, -300}, {5}));
+  EXPECT_EQ(u.dtype(), D::i16);
+  EXPECT_EQ(u.to_vector<i16>(), (std::vector<i16>{-300, 3, 7}));
+  EXPECT_EQ(unique_counts(from_vector<u8>({255, 0, 255}, {3})).counts.to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 2}));
+}
+
 // ---- float-only ops name the op and the dtype ----
 
 TEST(SmallIntDTypes, FloatOnlyOpsRejectThemNamingOpAndDtype) {
