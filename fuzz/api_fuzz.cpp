@@ -81,10 +81,12 @@ class Bytes {
     static constexpr I kExtreme[] = {kMax, kMin, I{1} << 62, -(I{1} << 62), I{1} << 31, 1000};
     return kExtreme[b % 6];
   }
+  // Every dtype (the small integers too: their kernels are the ones least exercised elsewhere).
   DType dtype() {
-    static constexpr DType kD[] = {DType::f64,     DType::f32, DType::c64, DType::c128,
-                                   DType::boolean, DType::i32, DType::i64};
-    return kD[u8() % 7];
+    static constexpr DType kD[] = {DType::f64, DType::f32, DType::c64, DType::c128, DType::boolean,
+                                   DType::i32, DType::i64, DType::i8,  DType::i16,  DType::u8,
+                                   DType::u16, DType::u32, DType::u64};
+    return kD[u8() % std::size(kD)];
   }
   // Views over raw bytes: any dtype but bool, whose bytes must be 0 or 1 (tensor.hpp).
   DType view_dtype() {
