@@ -14,6 +14,7 @@ namespace {
 
 struct AddOp : BinaryDefaults {
   static constexpr const char* name = "add";
+  static constexpr bool sign_agnostic = true;  // wraps: Note [Sign-agnostic kernels]
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::add;
   static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;
@@ -27,6 +28,7 @@ struct AddOp : BinaryDefaults {
 
 struct SubOp : BinaryDefaults {
   static constexpr const char* name = "sub";
+  static constexpr bool sign_agnostic = true;  // wraps: Note [Sign-agnostic kernels]
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::sub;
   static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;
@@ -40,6 +42,7 @@ struct SubOp : BinaryDefaults {
 
 struct MulOp : BinaryDefaults {
   static constexpr const char* name = "mul";
+  static constexpr bool sign_agnostic = true;  // wraps: Note [Sign-agnostic kernels]
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::mul;
   static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;

@@ -46,6 +46,7 @@ struct UnaryDefaults {
   static constexpr const char* complex_why = "";   // why complex is refused, if it is
   static constexpr bool identity_on_real = false;  // returns a real input itself (conj)
   static constexpr bool ints_only = false;         // bool/integer operands only (bitwise ops)
+  static constexpr bool sign_agnostic = false;     // Note [Sign-agnostic kernels]
   static constexpr std::int64_t cost = kernels::kCheapCost;  // cycles/element (parallel split)
   static constexpr kernels::simd::Unary simd = kernels::simd::Unary::none;  // its f32/f64 loop
 };
@@ -56,7 +57,8 @@ struct BinaryDefaults {
   static constexpr bool to_bool = false;  // bool output (comparisons, logical ops)
   static constexpr bool to_real = false;  // result is the real dtype of the promoted inputs
   static constexpr const char* complex_why = "";
-  static constexpr bool ints_only = false;  // bool/integer operands only (bitwise ops)
+  static constexpr bool ints_only = false;      // bool/integer operands only (bitwise ops)
+  static constexpr bool sign_agnostic = false;  // Note [Sign-agnostic kernels]
   static constexpr std::int64_t cost = kernels::kCheapCost;
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::none;  // its f32/f64 loop
 };
@@ -152,6 +154,25 @@ kernels::View<T> out_view(const Tensor& x) {
   return {static_cast<T*>(x.data_ptr()), x.shape(), x.strides()};
 }
 
+// Note [Sign-agnostic kernels]: wrapping add/sub/mul/neg/square, equality, the logical ops and
+// the rounding ops (the identity on integers) give the same bits for uN as for iN: two's
+// complement arithmetic modulo 2^N does not depend on how the bits are read. Such an op sets
+// `sign_agnostic` and runs its iN kernel on uN data (C++ lets an object be read through the
+// signed/unsigned variant of its type), so the four unsigned dtypes add no kernel code for it.
+// Ops that order or divide (lt, maximum, abs, floor_divide, ...) keep their own uN kernels.
+template <class Op, class T, class = void>
+struct kernel_type {
+  using type = T;
+};
+template <class Op, class T>
+struct kernel_type<Op, T,
+                   std::enable_if_t<Op::sign_agnostic && std::is_integral_v<T> &&
+                                    std::is_unsigned_v<T> && !std::is_same_v<T, bool>>> {
+  using type = std::make_signed_t<T>;
+};
+template <class Op, class T>
+using kernel_t = typename kernel_type<Op, T>::type;
+
 template <class Op, class T>
 using unary_out_t =
     std::conditional_t<Op::to_bool, bool, std::conditional_t<Op::to_real, real_t<T>, T>>;
@@ -198,11 +219,12 @@ class UnaryPrim final : public PrimitiveWith<UnaryPrim<Op>> {
     visit_dtype(compute_dtype<Op>(in[0].dtype(), in), [&](auto z) {
       using T = decltype(z);
       if constexpr (computes_in_v<Op, T>) {
-        using To = unary_out_t<Op, T>;
+        using K = kernel_t<Op, T>;  // Note [Sign-agnostic kernels]
+        using To = unary_out_t<Op, K>;
         Tensor hx;
         const Tensor& x = with_dtype(in[0], dtype_v<T>, hx);
-        kernels::map1(ctx, unary_run_of<Op, T>, kernels::erase(out_view<To>(out[0])),
-                      kernels::erase(in_view<T>(x)), Op::cost);
+        kernels::map1(ctx, unary_run_of<Op, K>, kernels::erase(out_view<To>(out[0])),
+                      kernels::erase(in_view<K>(x)), Op::cost);
       }
     });
   }
@@ -274,20 +296,21 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
     visit_dtype(common_dtype(in), [&](auto z) {
       using T = decltype(z);
       if constexpr (computes_in_v<Op, T>) {
-        using To = unary_out_t<Op, T>;
-        constexpr kernels::BinaryRun run = binary_run_of<Op, T>;
-        const T s = scalar_as<T>(s_);
-        const kernels::AnyView sv{&s, {}, {}, sizeof(T)};  // rank 0: broadcasts everywhere
+        using K = kernel_t<Op, T>;  // Note [Sign-agnostic kernels]
+        using To = unary_out_t<Op, K>;
+        constexpr kernels::BinaryRun run = binary_run_of<Op, K>;
+        const K s = static_cast<K>(scalar_as<T>(s_));      // T's value, K's bits
+        const kernels::AnyView sv{&s, {}, {}, sizeof(K)};  // rank 0: broadcasts everywhere
         const kernels::AnyView o = kernels::erase(out_view<To>(out[0]));
         Tensor hx, hy;
-        const kernels::AnyView x = kernels::erase(in_view<T>(with_dtype(in[0], dtype_v<T>, hx)));
+        const kernels::AnyView x = kernels::erase(in_view<K>(with_dtype(in[0], dtype_v<T>, hx)));
         if (side_ == ScalarSide::right) {
           kernels::map2(ctx, run, o, x, sv, Op::cost);
         } else if (side_ == ScalarSide::left) {
           kernels::map2(ctx, run, o, sv, x, Op::cost);
         } else {
           const Tensor& y = with_dtype(in[1], dtype_v<T>, hy);
-          kernels::map2(ctx, run, o, x, kernels::erase(in_view<T>(y)), Op::cost);
+          kernels::map2(ctx, run, o, x, kernels::erase(in_view<K>(y)), Op::cost);
         }
       }
     });
@@ -374,9 +397,10 @@ std::unique_ptr<PreparedKernel> UnaryPrim<Op>::prepare(std::span<const Tensor> i
   visit_dtype(in[0].dtype(), [&](auto z) {
     using T = decltype(z);
     if constexpr (computes_in_v<Op, T>) {
-      using To = unary_out_t<Op, T>;
-      r = std::make_unique<PreparedUnary<Op, T>>(kernels::plan_map1(
-          kernels::erase(spec_view<To>(out[0], out_strides)), kernels::erase(in_view<T>(in[0]))));
+      using K = kernel_t<Op, T>;  // Note [Sign-agnostic kernels]
+      using To = unary_out_t<Op, K>;
+      r = std::make_unique<PreparedUnary<Op, K>>(kernels::plan_map1(
+          kernels::erase(spec_view<To>(out[0], out_strides)), kernels::erase(in_view<K>(in[0]))));
     }
   });
   return r;
@@ -386,8 +410,9 @@ template <class Op, class T>
 class PreparedBinary final : public PreparedKernel {
  public:
   using To = unary_out_t<Op, T>;
-  PreparedBinary(kernels::MapPlan<3> plan, ScalarSide side, Scalar s)
-      : plan_(std::move(plan)), side_(side), s_(scalar_as<T>(s)) {}
+  // s: the scalar operand already converted to the compute dtype (and read as T's bits).
+  PreparedBinary(kernels::MapPlan<3> plan, ScalarSide side, T s)
+      : plan_(std::move(plan)), side_(side), s_(s) {}
   void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
     const T* a = static_cast<const T*>(in[0]->data_ptr());
     const T* x = side_ == ScalarSide::left ? &s_ : a;
@@ -414,15 +439,17 @@ std::unique_ptr<PreparedKernel> BinaryPrim<Op>::prepare(std::span<const Tensor> 
   visit_dtype(d, [&](auto z) {
     using T = decltype(z);
     if constexpr (computes_in_v<Op, T>) {
-      using To = unary_out_t<Op, T>;
-      const kernels::AnyView sv{nullptr, {}, {}, sizeof(T)};  // the scalar: rank 0
-      const kernels::AnyView a = kernels::erase(in_view<T>(in[0]));
+      using K = kernel_t<Op, T>;  // Note [Sign-agnostic kernels]
+      using To = unary_out_t<Op, K>;
+      const kernels::AnyView sv{nullptr, {}, {}, sizeof(K)};  // the scalar: rank 0
+      const kernels::AnyView a = kernels::erase(in_view<K>(in[0]));
       const kernels::AnyView x = side_ == ScalarSide::left ? sv : a;
-      const kernels::AnyView y = side_ == ScalarSide::none    ? kernels::erase(in_view<T>(in[1]))
+      const kernels::AnyView y = side_ == ScalarSide::none    ? kernels::erase(in_view<K>(in[1]))
                                  : side_ == ScalarSide::right ? sv
                                                               : a;
-      r = std::make_unique<PreparedBinary<Op, T>>(
-          kernels::plan_map2(kernels::erase(spec_view<To>(out[0], out_strides)), x, y), side_, s_);
+      r = std::make_unique<PreparedBinary<Op, K>>(
+          kernels::plan_map2(kernels::erase(spec_view<To>(out[0], out_strides)), x, y), side_,
+          static_cast<K>(scalar_as<T>(s_)));
     }
   });
   return r;

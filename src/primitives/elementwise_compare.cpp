@@ -19,6 +19,7 @@ struct CompareDefaults : BinaryDefaults {
 struct EqOp : CompareDefaults {
   static constexpr const char* name = "eq";
   static constexpr bool complex_ok = true;
+  static constexpr bool sign_agnostic = true;  // Note [Sign-agnostic kernels]
   template <class T>
   static bool apply(T a, T b) {
     return a == b;
@@ -27,6 +28,7 @@ struct EqOp : CompareDefaults {
 struct NeOp : CompareDefaults {
   static constexpr const char* name = "ne";
   static constexpr bool complex_ok = true;
+  static constexpr bool sign_agnostic = true;
   template <class T>
   static bool apply(T a, T b) {
     return a != b;
@@ -64,6 +66,7 @@ struct GeOp : CompareDefaults {
 // ---- logical ops: any dtype, non-zero is true (complex: either part), bool results ----
 struct LogicalDefaults : CompareDefaults {
   static constexpr bool complex_ok = true;
+  static constexpr bool sign_agnostic = true;  // x != 0 reads the same bits either way
 };
 struct LogicalAndOp : LogicalDefaults {
   static constexpr const char* name = "logical_and";

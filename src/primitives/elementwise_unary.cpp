@@ -14,6 +14,7 @@ namespace {
 
 struct NegOp : UnaryDefaults {
   static constexpr const char* name = "neg";
+  static constexpr bool sign_agnostic = true;  // Note [Sign-agnostic kernels]
   static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::self_adjoint;
   template <class T>
@@ -24,6 +25,7 @@ struct NegOp : UnaryDefaults {
 
 struct ConjOp : UnaryDefaults {
   static constexpr const char* name = "conj";
+  static constexpr bool sign_agnostic = true;  // Note [Sign-agnostic kernels]
   static constexpr Ints ints = Ints::native;
   static constexpr bool bool_ok = true;
   static constexpr bool identity_on_real = true;
@@ -91,6 +93,7 @@ struct SignOp : UnaryDefaults {
 
 struct SquareOp : UnaryDefaults {
   static constexpr const char* name = "square";
+  static constexpr bool sign_agnostic = true;  // Note [Sign-agnostic kernels]
   static constexpr Ints ints = Ints::native;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
@@ -108,6 +111,7 @@ struct RoundingDefaults : UnaryDefaults {
   static constexpr Ints ints = Ints::native;
   static constexpr bool bool_ok = true;
   static constexpr Rule rule = Rule::none;
+  static constexpr bool sign_agnostic = true;  // the identity on integers
 };
 struct FloorOp : RoundingDefaults {
   static constexpr const char* name = "floor";
@@ -153,6 +157,7 @@ struct TruncOp : RoundingDefaults {
 
 struct LogicalNotOp : UnaryDefaults {
   static constexpr const char* name = "logical_not";
+  static constexpr bool sign_agnostic = true;  // Note [Sign-agnostic kernels]
   static constexpr Ints ints = Ints::native;
   static constexpr bool bool_ok = true;
   static constexpr bool to_bool = true;
