@@ -4,6 +4,7 @@
 // and the errors of float-only ops. The i32/i64 behaviour: integer_dtypes_test.cpp.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -139,6 +140,34 @@ TEST(SmallIntDTypes, ArithmeticWraps) {
   EXPECT_EQ(mixed.to_vector<i16>(), (std::vector<i16>{260, -1, -84}));
   // u64 with a signed integer goes to f64 (NumPy 2).
   EXPECT_EQ((big + from_vector<i8>({1, 1}, {2})).dtype(), D::f64);
+}
+
+// The sign-agnostic ops run the iN kernel on uN data (Note [Sign-agnostic kernels]): values with
+// the top bit set must come out as the unsigned values, through execute() and through the
+// prepared kernel a repeated eager call uses, with a Scalar on either side.
+TEST(SmallIntDTypes, SignAgnosticKernelsGiveTheUnsignedValues) {
+  for (D d : {D::u8, D::u16, D::u32, D::u64}) {
+    SCOPED_TRACE(std::string(dtype_name(d)));
+    // Built in u64 (wrapping is defined there) and cast down, which keeps the low bits exactly.
+    const u64 top = u64{1} << (dtype_size(d) * 8 - 1);  // 2^(N-1): the top bit set
+    auto of = [&](std::vector<u64> v) { return cast(from_vector<u64>(v, {4}), d); };
+    const Tensor x = of({0, top, top + 3, 7});
+    for (int call = 0; call < 2; ++call) {  // the second call runs the prepared kernel
+      EXPECT_EQ(eq(x, x).to_vector<bool>(), (std::vector<bool>{true, true, true, true}));
+      EXPECT_EQ(eq(x, static_cast<double>(top)).to_vector<bool>(),
+                (std::vector<bool>{false, true, false, false}));
+      EXPECT_EQ(ne(x, Scalar(7)).to_vector<bool>(), (std::vector<bool>{true, true, true, false}));
+      EXPECT_EQ(logical_not(x).to_vector<bool>(), (std::vector<bool>{true, false, false, false}));
+      EXPECT_TRUE(all(eq(floor(x), x)).item<bool>());
+      const Tensor y = x + 1;  // 2^(N-1) + 1: above the signed range, no wrap
+      EXPECT_EQ(y.dtype(), d);
+      EXPECT_TRUE(all(eq(y, of({1, top + 1, top + 4, 8}))).item<bool>());
+      // top - (top + 3) wraps to 2^N - 3 (u64 arithmetic wraps the same way before the cast).
+      EXPECT_TRUE(all(eq(sub(static_cast<double>(top), x), of({top, 0, top - (top + 3), top - 7})))
+                      .item<bool>());
+      EXPECT_TRUE(all(eq(x * x, of({0, top * top, (top + 3) * (top + 3), 49}))).item<bool>());
+    }
+  }
 }
 
 TEST(SmallIntDTypes, FloorDivideAndRemainderIncludingZeroDivisors) {
