@@ -31,7 +31,8 @@ _SIGNED = (_tf.int8, _tf.int16, _tf.int32, _tf.int64)
 _UNSIGNED = (_tf.uint8, _tf.uint16, _tf.uint32, _tf.uint64)
 _REAL = (_tf.float32, _tf.float64)
 _COMPLEX = (_tf.complex64, _tf.complex128)
-_ALL = (_BOOL,) + _SIGNED + _UNSIGNED + _REAL + _COMPLEX
+_INTS = _SIGNED + _UNSIGNED
+_ALL = (_BOOL,) + _INTS + _REAL + _COMPLEX
 _NAMES = {
     _BOOL: "bool",
     _tf.int8: "int8",
@@ -396,15 +397,21 @@ def _big_int(v):
             and abs(int(v)) > 2**53)
 
 
+def _exact_int(v):
+    """A 0-d NumPy integer holding v exactly: uint64 above int64's range (uint64 arrays), int64
+    otherwise (the cast to the target dtype then wraps, as integer casts do)."""
+    return np.uint64(v) if int(v) > 2**63 - 1 else np.int64(v)
+
+
 def _setitem(self, key, value):
     if _is_int(value) and not isinstance(value, (builtins.bool, np.bool_)) and \
-            self.dtype in _SIGNED:
+            self.dtype in _INTS:
         info = _tf.iinfo(self.dtype)
         if not info.min <= int(value) <= info.max:  # NumPy 2 raises too; a cast would saturate
             raise OverflowError(f"__setitem__: the Python int {int(value)} is out of the range "
                                 f"[{info.min}, {info.max}] of the {self.dtype} array")
-    if _big_int(value) and self.dtype in _SIGNED:
-        value = _c_asarray(np.int64(value))  # exact, through a 0-d int64 array
+    if _big_int(value) and self.dtype in _INTS:
+        value = _c_asarray(_exact_int(value))  # exact, through a 0-d int64 / uint64 array
     adv = _advanced(self, key) if _has_array(key) else None
     if adv is None:
         return _c_setitem(self, key, value)
@@ -611,9 +618,10 @@ def full(shape, fill_value, dtype=None, *, device=None):
     _check_device(device, "full")
     if dtype is None:
         dtype = _fill_dtype(fill_value)
-    if _big_int(fill_value) and dtype in _SIGNED:
+    if _big_int(fill_value) and dtype in _INTS:
         # Exact: the C++ full takes a (complex double) Scalar, which rounds beyond 2**53.
-        return _tf.cast(_c_asarray(np.full(shape, fill_value, dtype=np.int64)), dtype)
+        v = _exact_int(fill_value)
+        return _tf.cast(_c_asarray(np.full(shape, v, dtype=v.dtype)), dtype)
     return _C["full"](shape, fill_value, dtype)
 
 
@@ -621,7 +629,7 @@ def full_like(x, /, fill_value, dtype=None, *, device=None):
     """An array like x filled with fill_value (x's dtype unless dtype is given)."""
     _check_device(device, "full_like")
     x = _tensor(x)
-    if _big_int(fill_value) and (dtype or x.dtype) in _SIGNED:
+    if _big_int(fill_value) and (dtype or x.dtype) in _INTS:
         return full(tuple(x.shape), fill_value, dtype or x.dtype)
     return _C["full_like"](x, fill_value, dtype)
 
@@ -869,7 +877,7 @@ _round.__name__ = "round"
 
 
 def _int_operand(v):
-    return (isinstance(v, Tensor) and v.dtype in _SIGNED) or _is_int(v)
+    return (isinstance(v, Tensor) and v.dtype in _INTS) or _is_int(v)
 
 
 def _int_power(x1, x2):
@@ -880,6 +888,8 @@ def _int_power(x1, x2):
         dtype = result_type(x1, x2)
     else:
         dtype = (x1 if isinstance(x1, Tensor) else x2).dtype
+    if dtype not in _INTS:  # uint64 with a signed integer promotes to float64
+        return _c_pow(x1, x2)
     a = _tf.cast(_tensor(x1), dtype) if isinstance(x1, Tensor) else _c_asarray(np.int64(x1))
     b = _tf.cast(_tensor(x2), dtype) if isinstance(x2, Tensor) else _c_asarray(np.int64(x2))
     a, b = _tf.cast(a, dtype), _tf.cast(b, dtype)
@@ -914,13 +924,13 @@ pow_.__name__ = "pow"
 
 
 def _pow_dunder(self, other):
-    if self.dtype in _SIGNED and _int_operand(other):
+    if self.dtype in _INTS and _int_operand(other):
         return _int_power(self, other)
     return _c_pow_dunder(self, other)
 
 
 def _rpow_dunder(self, other):
-    if self.dtype in _SIGNED and _int_operand(other):
+    if self.dtype in _INTS and _int_operand(other):
         return _int_power(other, self)
     return _c_rpow_dunder(self, other)
 
@@ -933,7 +943,10 @@ def _scalar_as(s, like):
     if isinstance(s, (builtins.bool, np.bool_)):
         ok = d == _BOOL
     elif _is_int(s):
-        ok = d in _SIGNED + _REAL + _COMPLEX
+        # An unsigned dtype takes the int only inside its range (the C++ conversion would
+        # saturate -1 to 0); outside it the operator's own promotion decides.
+        ok = d in _SIGNED + _REAL + _COMPLEX or (d in _UNSIGNED and
+                                                 0 <= int(s) <= np.iinfo(np.dtype(d)).max)
     elif isinstance(s, (float, np.floating)):
         ok = d in _REAL + _COMPLEX
     elif isinstance(s, (complex, np.complexfloating)):

@@ -127,3 +127,23 @@ def test_float_only_ops_and_missing_f16():
     assert np.asarray(tf.exp(x)).dtype == np.float64  # computed in f64
     with pytest.raises(TypeError):
         tf.asarray(np.ones(2, np.float16))
+
+
+def test_python_operators_keep_the_unsigned_dtype():
+    a = np.array([3, 200, 0], np.uint8)
+    x = tf.asarray(a)
+    with np.errstate(all="ignore"):
+        for got, want in [(x ** 2, a ** 2), (2 ** x[:1], np.uint8(2) ** a[:1]),
+                          (7 // (x + 1), np.uint8(7) // (a + np.uint8(1))),
+                          (250 - x, np.uint8(250) - a)]:
+            assert np.asarray(got).dtype == want.dtype
+            np.testing.assert_array_equal(np.asarray(got), want)
+    big = 2**64 - 1
+    np.testing.assert_array_equal(np.asarray(tf.full((2,), big, dtype=tf.uint64)),
+                                  np.full(2, big, np.uint64))
+    y = tf.zeros(2, dtype=tf.uint64)
+    y[0] = big
+    assert y[0].item() == big
+    # uint64 ** int8 promotes to float64 (uint64 with a signed integer), as NumPy.
+    z = tf.asarray(np.array([3], np.uint64)) ** tf.asarray(np.array([2], np.int8))
+    assert np.asarray(z).dtype == np.float64 and np.asarray(z)[0] == 9.0
