@@ -26,7 +26,8 @@ enum class DType : std::uint8_t {
   boolean = 4,
   i32 = 5,
   i64 = 6,
-  // Appended after i64 so the values above (serialized programs, DLPack tests) keep their meaning.
+  // Appended after i64: the values above stay what they were (dtypes travel as numbers, e.g. in
+  // dist::Comm::broadcast's header).
   i8 = 7,
   i16 = 8,
   u8 = 9,
