@@ -1012,6 +1012,12 @@ def _int_matmul(x1, x2):
     return r
 
 
+def int_pair(x1, x2):
+    """Whether two arrays are integers whose promoted dtype is an integer (uint64 with a signed
+    integer is float64, which the C++ floating ops take)."""
+    return x1.dtype in _INTS and x2.dtype in _INTS and result_type(x1, x2) in _INTS
+
+
 def int_matmul(x1, x2):
     """x1 @ x2 for integer arrays (the C++ matmul takes floating dtypes only)."""
     x1, x2 = _tensor(x1), _tensor(x2)
@@ -1024,11 +1030,13 @@ def tensordot(x1, x2, /, axes=2):
     """tenferro's tensordot; integer operands are contracted exactly in their promoted dtype
     (the C++ tensordot is floating-only)."""
     x1, x2 = _tensor(x1), _tensor(x2)
-    int1, int2 = x1.dtype in _SIGNED + (_BOOL,), x2.dtype in _SIGNED + (_BOOL,)
-    if int1 != int2:  # an integer operand beside a floating one: promoted first, as NumPy
-        d = result_type(x1, x2)
+    int1, int2 = x1.dtype in _INTS + (_BOOL,), x2.dtype in _INTS + (_BOOL,)
+    d = result_type(x1, x2)
+    # An integer operand beside a floating one, or uint64 beside a signed integer (float64):
+    # promoted first, as NumPy.
+    if int1 != int2 or (int1 and d in _REAL):
         return _c_tensordot(_tf.cast(x1, d), _tf.cast(x2, d), axes=axes)
-    if not (x1.dtype in _SIGNED and x2.dtype in _SIGNED):
+    if not int_pair(x1, x2):
         return _c_tensordot(x1, x2, axes=axes)
     if isinstance(axes, (tuple, list)):
         a1, a2 = ([int(i) % x1.ndim for i in axes[0]], [int(i) % x2.ndim for i in axes[1]])

@@ -64,7 +64,7 @@ def matmul(x1, x2, /):
     """x1 @ x2; integer operands are multiplied exactly in their promoted integer dtype (the
     C++ matmul is floating-only)."""
     x1, x2 = _t(x1), _t(x2)
-    if x1.dtype in _array_api._SIGNED and x2.dtype in _array_api._SIGNED:
+    if _array_api.int_pair(x1, x2):
         return _array_api.int_matmul(x1, x2)
     return _tf.matmul(x1, x2)
 

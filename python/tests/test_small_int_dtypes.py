@@ -147,3 +147,15 @@ def test_python_operators_keep_the_unsigned_dtype():
     # uint64 ** int8 promotes to float64 (uint64 with a signed integer), as NumPy.
     z = tf.asarray(np.array([3], np.uint64)) ** tf.asarray(np.array([2], np.int8))
     assert np.asarray(z).dtype == np.float64 and np.asarray(z)[0] == 9.0
+
+
+def test_integer_matmul_and_tensordot_in_the_promoted_dtype():
+    a = np.array([[1, 200], [3, 4]], np.uint8)
+    b = np.array([[2, 1], [1, 2]], np.int8)
+    for x, y in [(a, a), (a, b)]:
+        got = tf.linalg.matmul(tf.asarray(x), tf.asarray(y))
+        want = np.matmul(x, y)  # uint8 @ uint8 wraps in uint8; uint8 @ int8 is int16
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_array_equal(np.asarray(got), want)
+    got = tf.tensordot(tf.asarray(a), tf.asarray(b), axes=1)
+    np.testing.assert_array_equal(np.asarray(got), np.tensordot(a, b, axes=1))
