@@ -92,7 +92,7 @@ Scalar scalar_arg(py::handle h, DType target);
 /// A Python int that int64 holds exactly but a double does not (|v| > 2**53).
 bool inexact_python_int(py::handle h);
 
-/// matmul as the Array API standard has it: two integer (i32/i64) operands contract exactly in
+/// matmul as the Array API standard has it: two integer operands contract exactly in
 /// their promoted integer dtype (through vecdot; the C++ matmul is floating-only); anything else
 /// is tenferro::matmul. Bound as tf.matmul and the @ operator.
 Tensor standard_matmul(const Tensor& a, const Tensor& b);

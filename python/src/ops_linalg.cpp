@@ -20,14 +20,15 @@ py::tuple svd_tuple(const SvdResult& r) { return py::make_tuple(r.U, r.S, r.Vh);
 
 Tensor standard_matmul(const Tensor& a, const Tensor& b) {
   // An integer or bool operand beside a floating one is promoted first, as NumPy (the C++ matmul
-  // is floating-only and refused i64 @ f32 with DTypeMismatch).
-  if (is_integral(a.dtype()) != is_integral(b.dtype())) {
+  // is floating-only and refused i64 @ f32 with DTypeMismatch); so is u64 beside a signed
+  // integer, whose promotion is f64.
+  const bool ints = is_integer(a.dtype()) && is_integer(b.dtype());
+  if (is_integral(a.dtype()) != is_integral(b.dtype()) ||
+      (ints && !is_integral(promote(a.dtype(), b.dtype())))) {
     const DType d = promote(a.dtype(), b.dtype());
     return matmul(a.dtype() == d ? a : cast(a, d), b.dtype() == d ? b : cast(b, d));
   }
-  const auto integer = [](DType d) { return d == DType::i32 || d == DType::i64; };
-  if (!integer(a.dtype()) || !integer(b.dtype()) || a.rank() == 0 || b.rank() == 0)
-    return matmul(a, b);
+  if (!ints || a.rank() == 0 || b.rank() == 0) return matmul(a, b);
   // Each row of a against each column of b: (..., n, 1, k) . (..., 1, m, k) -> (..., n, m).
   const Tensor x = a.rank() == 1 ? a.unsqueeze(0) : a;  // (..., n, k)
   const Tensor y = b.rank() == 1 ? b.unsqueeze(1) : b;  // (..., k, m)

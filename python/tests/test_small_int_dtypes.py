@@ -123,7 +123,10 @@ def test_array_api_dtype_functions():
 def test_float_only_ops_and_missing_f16():
     x = tf.asarray(np.ones((2, 2), np.uint8))
     with pytest.raises(tf.DTypeMismatchError, match="u8"):
-        tf.matmul(x, x)
+        tf.inv(x)
+    np.testing.assert_array_equal(np.asarray(tf.matmul(x, x)), np.full((2, 2), 2, np.uint8))
+    u = tf.asarray(np.array([[3]], np.uint64))
+    assert np.asarray(tf.matmul(u, tf.asarray(np.array([[2]], np.int8)))).dtype == np.float64
     assert np.asarray(tf.exp(x)).dtype == np.float64  # computed in f64
     with pytest.raises(TypeError):
         tf.asarray(np.ones(2, np.float16))
