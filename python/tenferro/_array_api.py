@@ -969,26 +969,38 @@ def _reflected(name, op):
     return method
 
 
-def _weak_scalars(name, op, tensor_args):
-    """op whose Python scalar arguments (at the positions `tensor_args`) take the dtype of the
-    array beside them, as the standard's promotion with a Python scalar says (x_i32 // 2 is i32,
-    where(c, 2.5, x_f32) is f32): C++ has no Scalar form of these ops, and a plain conversion made
-    a default-dtype (i64 / f64) 0-d array that promoted the result."""
-    def fn(*args, **kwargs):
-        args = list(args)
-        like = next((args[i] for i in tensor_args if i < len(args) and isinstance(args[i], Tensor)),
-                    None)
-        if like is not None:
-            for i in tensor_args:
-                if i < len(args) and not isinstance(args[i], Tensor):
-                    s = _scalar_as(args[i], like)
-                    if s is not None:
-                        args[i] = s
-        return op(*args, **kwargs)
+def _weak_pair(x1, x2):
+    """x1, x2 with a Python scalar beside an array made a 0-d array of that array's dtype, as the
+    standard's promotion with a Python scalar says (x_i32 // 2 is i32, where(c, 2.5, x_f32) is
+    f32): the C++ floor_divide, remainder, atan2 and where have no Scalar form, and a plain
+    conversion made a default-dtype (i64 / f64) 0-d array that widened the result."""
+    if isinstance(x1, Tensor) and not isinstance(x2, Tensor):
+        s = _scalar_as(x2, x1)
+        return x1, (x2 if s is None else s)
+    if isinstance(x2, Tensor) and not isinstance(x1, Tensor):
+        s = _scalar_as(x1, x2)
+        return (x1 if s is None else s), x2
+    return x1, x2
 
-    fn.__name__ = name
-    fn.__doc__ = op.__doc__
-    return fn
+
+def floor_divide(x1, x2, /):
+    """x1 // x2 (rounding toward -inf), as NumPy."""
+    return _tf.floor_divide(*_weak_pair(x1, x2))
+
+
+def remainder(x1, x2, /):
+    """x1 % x2 with the sign of x2, as NumPy."""
+    return _tf.remainder(*_weak_pair(x1, x2))
+
+
+def atan2(x1, x2, /):
+    """The angle of the point (x2, x1), in (-pi, pi]."""
+    return _tf.atan2(*_weak_pair(x1, x2))
+
+
+def where(condition, x1, x2, /):
+    """x1 where condition is true, else x2 (broadcast together)."""
+    return _tf.where(condition, *_weak_pair(x1, x2))
 
 
 _c_tensordot = _tf.tensordot
@@ -1082,9 +1094,8 @@ def install_signatures(ns):
     ns["round"] = _round
     ns["pow"] = pow_
     ns["tensordot"] = tensordot
-    for name in ("floor_divide", "remainder", "atan2"):
-        ns[name] = _weak_scalars(name, getattr(_tf, name), (0, 1))
-    ns["where"] = _weak_scalars("where", _tf.where, (1, 2))
+    for fn in (floor_divide, remainder, atan2, where):
+        ns[fn.__name__] = fn
     Tensor.T = property(_T, doc="The transpose of a two-dimensional array (ValueError otherwise).")
     Tensor.__pow__ = _pow_dunder
     Tensor.__rpow__ = _rpow_dunder

@@ -390,3 +390,12 @@ def test_in_place_operators_on_overlapping_views_read_the_right_side_as_copied()
     alias = y
     y += y  # the whole tensor: still in place (alias sees it)
     np.testing.assert_array_equal(alias.numpy(), [0, 2, 4, 6])
+
+
+def test_where_and_the_weak_scalar_functions_have_the_standards_signatures():
+    import inspect
+    for fn, names in ((tf.where, ["condition", "x1", "x2"]), (tf.floor_divide, ["x1", "x2"]),
+                      (tf.remainder, ["x1", "x2"]), (tf.atan2, ["x1", "x2"])):
+        params = list(inspect.signature(fn).parameters.values())
+        assert [p.name for p in params] == names
+        assert all(p.kind is inspect.Parameter.POSITIONAL_ONLY for p in params)
