@@ -639,13 +639,16 @@ def linspace(start, stop, /, num, endpoint=True, dtype=None, *, device=None):
     integer dtype with integer bounds beyond 2**53 the values are exact (start + floor(i *
     (stop - start) / div) in Python integers; the C++ linspace computes in doubles)."""
     _check_device(device, "linspace")
-    if (dtype in _SIGNED and _is_int(start) and _is_int(stop)
+    unsigned = dtype in _UNSIGNED and _is_int(start) and _is_int(stop) and \
+        builtins.min(int(start), int(stop)) >= 0
+    if ((dtype in _SIGNED or unsigned) and _is_int(start) and _is_int(stop)
             and builtins.max(abs(int(start)), abs(int(stop))) > 2**53):
         n = operator.index(num)
         lo, hi = int(start), int(stop)
         div = n - 1 if endpoint else n
         vals = [lo + ((i * (hi - lo)) // div if div > 0 else 0) for i in range(n)]
-        return _tf.cast(_c_asarray(np.array(vals, dtype=np.int64).reshape(n)), dtype)
+        held = np.uint64 if unsigned else np.int64  # u64 values reach 2**64 - 1
+        return _tf.cast(_c_asarray(np.array(vals, dtype=held).reshape(n)), dtype)
     return _C["linspace"](start, stop, num, endpoint, dtype)
 
 

@@ -399,3 +399,12 @@ def test_where_and_the_weak_scalar_functions_have_the_standards_signatures():
         params = list(inspect.signature(fn).parameters.values())
         assert [p.name for p in params] == names
         assert all(p.kind is inspect.Parameter.POSITIONAL_ONLY for p in params)
+
+
+def test_linspace_of_unsigned_integers_beyond_2_53_is_exact():
+    big = 2**53 + 1
+    got = tf.linspace(big, big, 1, endpoint=False, dtype=tf.uint64)
+    assert int(got[0]) == big  # was 2**53 through the C++ linspace's doubles
+    got = tf.linspace(2**64 - 11, 2**64 - 1, 6, dtype=tf.uint64)
+    np.testing.assert_array_equal(got.numpy(), np.array([2**64 - 11 + 2 * i for i in range(6)],
+                                                        dtype=np.uint64))
