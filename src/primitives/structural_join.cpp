@@ -72,6 +72,9 @@ class ConcatPrim final : public PrimitiveWith<ConcatPrim> {
   // Each input fills, for every outer index, one contiguous block of the output row.
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     const std::size_t a = check_concat(in, axis_);
+    // An empty output has nothing to copy, and its axis may be as long as INT64_MAX allows (a
+    // zero elsewhere keeps its byte count at 0): the row sizes below would overflow.
+    if (out[0].numel() == 0) return;
     const Dims& os = out[0].shape();
     const std::size_t item = dtype_size(out[0].dtype());
     const I outer = dims_numel(std::span<const I>(os.data(), a));

@@ -83,6 +83,12 @@ TEST(Structural, EdgeShapes) {
   EXPECT_NE(c.storage().get(), a.storage().get());
   EXPECT_EQ(c.to_vector<double>(), a.to_vector<double>());
   EXPECT_EQ(concatenate({zeros({0, 2}), zeros({0, 2})}).shape(), (Dims{0, 2}));
+  // Empty inputs whose concatenated axis is near INT64_MAX: nothing to copy, and no byte count
+  // of a row (axis * inner * 16 bytes) may be computed (signed overflow, found by api_fuzz).
+  const std::int64_t huge = std::int64_t{1} << 61;
+  const Tensor e =
+      concatenate({zeros({0, huge}, DType::c128), zeros({0, huge - 2}, DType::c128)}, 1);
+  EXPECT_EQ(e.shape(), (Dims{0, 2 * huge - 2}));
   // diag is a view; an offset past the matrix gives an empty diagonal.
   Tensor m = arange(12).reshape({3, 4});
   Tensor d = diagonal(m, 1);
