@@ -5,6 +5,7 @@
 #include <complex>
 #include <type_traits>
 
+#include "cpu/kernels/elementwise_math.hpp"
 #include "primitives/elementwise_common.hpp"
 
 namespace tenferro {
@@ -23,12 +24,7 @@ struct IsnanOp : ClassifyDefaults {
   static constexpr const char* name = "isnan";
   template <class T>
   static bool apply(T x) {
-    if constexpr (std::is_integral_v<T>)
-      return false;
-    else if constexpr (is_complex_v<T>)
-      return std::isnan(x.real()) || std::isnan(x.imag());
-    else
-      return std::isnan(x);
+    return kernels::is_nan_of(x);
   }
 };
 

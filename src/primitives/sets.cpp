@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/contiguous.hpp"
+#include "cpu/kernels/elementwise_math.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/indexing.hpp"
 #include "tenferro/ops/structural.hpp"
@@ -28,16 +29,6 @@ namespace detail {
 namespace {
 
 using I = std::int64_t;
-
-template <class T>
-bool is_nan_value(const T& v) {
-  if constexpr (is_complex_v<T>)
-    return std::isnan(v.real()) || std::isnan(v.imag());
-  else if constexpr (std::is_floating_point_v<T>)
-    return std::isnan(v);
-  else
-    return false;
-}
 
 // a < b for two non-NaN values (complex: lexicographic, real part first).
 template <class T>
@@ -51,12 +42,10 @@ bool less_value(const T& a, const T& b) {
 // The order: NaN after every number, all NaNs equivalent.
 template <class T>
 bool before(const T& a, const T& b) {
-  const bool na = is_nan_value(a), nb = is_nan_value(b);
+  const bool na = kernels::is_nan_of(a), nb = kernels::is_nan_of(b);
   if (na || nb) return !na && nb;
   return less_value(a, b);
 }
-
-std::string shapes_of(std::span<const Tensor> in) { return describe(in); }
 
 // ---- searchsorted ----
 
@@ -77,10 +66,10 @@ class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
     if (x1.rank() != 1)
       throw Error(ErrorKind::InvalidArgument,
                   "searchsorted: x1 must be one-dimensional (the sorted sequence), got " +
-                      shapes_of(in) + " (x1, x2)");
+                      describe(in) + " (x1, x2)");
     if (is_complex(x1.dtype()) || is_complex(x2.dtype()))
       throw Error(ErrorKind::DTypeMismatch,
-                  "searchsorted: complex numbers are not ordered; got " + shapes_of(in) +
+                  "searchsorted: complex numbers are not ordered; got " + describe(in) +
                       " (x1, x2), expected real dtypes (bool, integers, f32, f64)");
     out.push_back({DType::i64, x2.shape()});
   }
@@ -170,7 +159,7 @@ UniqueParts unique_parts(const char* op, const Tensor& x) {
       if (!fresh) {
         const T& prev = p[order[j - 1]];
         const T& cur = p[k];
-        fresh = is_nan_value(cur) || is_nan_value(prev) || less_value(prev, cur);
+        fresh = kernels::is_nan_of(cur) || kernels::is_nan_of(prev) || less_value(prev, cur);
       }
       if (fresh) {
         r.firsts.push_back(k);

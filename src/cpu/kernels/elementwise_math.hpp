@@ -40,6 +40,17 @@ T log1p_of(T z) {
   }
 }
 
+/// The Array API's isnan: false for bool and integers; a complex value is NaN when either part is.
+template <class T>
+bool is_nan_of(T x) {
+  if constexpr (std::is_integral_v<T>)
+    return false;
+  else if constexpr (is_complex_v<T>)
+    return std::isnan(x.real()) || std::isnan(x.imag());
+  else
+    return std::isnan(x);
+}
+
 /// x/|x| (0 at 0); for real x: -1, 0 or 1.
 template <class T>
 T sign_of(T z) {
@@ -47,7 +58,7 @@ T sign_of(T z) {
     // The standard's special cases: NaN in either part gives NaN + NaN j (std::abs of
     // (NaN, inf) is inf, so z / |z| alone would not say NaN), a zero gives 0.
     const real_t<T> nan = std::numeric_limits<real_t<T>>::quiet_NaN();
-    if (std::isnan(z.real()) || std::isnan(z.imag())) return T(nan, nan);
+    if (is_nan_of(z)) return T(nan, nan);
     const real_t<T> m = std::abs(z);
     return m == 0 ? T(0) : z / m;
   } else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
