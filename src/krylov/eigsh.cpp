@@ -362,7 +362,7 @@ EigshResult eigsh(ScalarFn f_in, const Tensor& x0, std::int64_t k, const EigshOp
     probe.push_back(derivative_probe(y[i]));
     dlam.push_back(cast(real(vdot(X[i], probe[i])), rdt));
   }
-  out.eigenvalues = add(out.eigenvalues, stack(dlam));
+  out.eigenvalues = add(out.eigenvalues, first_order_only(op, stack(dlam)));
   for (std::int64_t i = 0; i < k; ++i) {
     Tensor xi = X[i];
     for (std::int64_t j = 0; j < k; ++j) {

@@ -122,4 +122,11 @@ std::vector<Tensor> apply_linear_map(const std::shared_ptr<const HostLinearMap>&
   return std::vector<Tensor>(out.begin(), out.end());
 }
 
+Tensor first_order_only(const char* solver, const Tensor& t) {
+  auto map = std::make_shared<HostLinearMap>();
+  map->solver = solver;
+  map->apply = [](std::span<const Tensor> in) { return std::vector<Tensor>{copy(in[0])}; };
+  return apply_linear_map(map, std::span<const Tensor>(&t, 1))[0];
+}
+
 }  // namespace tenferro::detail::krylov

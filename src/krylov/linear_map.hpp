@@ -45,6 +45,11 @@ std::function<Tensor(const Tensor&)> adjoint_of(std::shared_ptr<ScalarFn> f,
                                                 std::function<Tensor(const Tensor&)> given,
                                                 const Tensor& at);
 
+/// t's value as one recorded identity LinearMapPrim: a rule term that holds the computed vectors
+/// fixed (an eigenvalue's <x, dA x>, a singular value's <u, dA v>) is first order only, and
+/// through this node an enclosing transform gets Unsupported instead of a missing dx term.
+Tensor first_order_only(const char* solver, const Tensor& t);
+
 /// y - detach(y): zero, with y's derivative.
 Tensor derivative_probe(const Tensor& y);
 /// True when t carries live autodiff state at some level (a leaf, a tape node or a tangent).

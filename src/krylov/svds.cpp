@@ -193,7 +193,7 @@ Reattached reattach(const Triplets& t, const Tensor& ZU, const Tensor& ZV, const
     CV = add(CV, diag_embed(d));
   }
   Reattached out;
-  out.S = add(from_scalars(sv, {k}, rdt), cast(real(diagonal(J)), rdt));
+  out.S = add(from_scalars(sv, {k}, rdt), first_order_only(op, cast(real(diagonal(J)), rdt)));
   Tensor U = add(t.U, matmul(t.U, CU)), V = add(t.V, matmul(t.V, CV));
   // The complement parts, one MINRES per triplet.
   std::vector<Tensor> du, dv;
@@ -209,7 +209,10 @@ Reattached reattach(const Triplets& t, const Tensor& ZU, const Tensor& ZV, const
       auto M = [&](const Pair& x) {
         return Pair{proj(Up, sub(vscale(x.a, s), A(x.b))), proj(Vp, sub(vscale(x.b, s), Ah(x.a)))};
       };
-      const Pair rhs{proj(Up, in[0]), proj(Vp, in[1])};
+      // Projected twice ("twice is enough"): a cotangent inside span(U) (as s_i u_i is, for a
+      // loss <u_i, A v_i>) leaves rounding whose part in span(U) one projection keeps at its own
+      // size, which the projected operator cannot match, and MINRES stalled.
+      const Pair rhs{proj(Up, proj(Up, in[0])), proj(Vp, proj(Vp, in[1]))};
       SolveOutcome<Pair> r =
           solve_minres<Pair>(M, rhs, vzeros_like(rhs), tol, 20 * (Up.size(0) + Vp.size(0)) + 100);
       if (!r.converged)

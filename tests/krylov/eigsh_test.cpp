@@ -240,6 +240,24 @@ TEST(EigshGrad, SecondOrderThrowsInsteadOfDroppingTerms) {
                {"second derivatives"});
 }
 
+// The eigenvalue's rule <x, dA x> holds x fixed, so its own second derivative would lack the dx
+// term: a loss of the eigenvalues alone returned an all-zero Hessian instead of refusing.
+TEST(EigshGrad, SecondOrderOfAnEigenvalueThrows) {
+  const Tensor a0 = random_hermitian(20, 33, DType::f64), t = random_hermitian(20, 34, DType::f64);
+  auto loss = [&](std::span<const Tensor> in) {
+    const Tensor a = mul(add(in[0], in[0].transpose()), Scalar(0.5));
+    return sum(eigsh(matvec(a), randn({20}, 35), 2).eigenvalues);
+  };
+  expect_error(ErrorKind::Unsupported, [&] { hvp(loss, {a0}, {t}); }, {"second derivatives"});
+  expect_error(ErrorKind::Unsupported, [&] { hessian(loss, {a0}); }, {"second derivatives"});
+  auto directional = [&](std::span<const Tensor> in) {
+    return sum(mul(grad(loss, {in[0]})[0], t));
+  };
+  expect_error(ErrorKind::Unsupported, [&] { grad(directional, {a0}); }, {"second derivatives"});
+  // First order is unchanged.
+  EXPECT_TRUE(grad(loss, {a0})[0].defined());
+}
+
 TEST(Eigsh, RunsInsideOneExecutionScope) {
   const CpuBackend b(CpuBackendOptions{.threads = 2});
   BackendGuard use(b);

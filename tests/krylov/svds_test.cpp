@@ -126,6 +126,33 @@ TEST(SvdsGrad, ThroughTheParametersOfAMap) {
   EXPECT_LT(max_abs_diff(grad(krylov, {a0})[0], grad(dense, {a0})[0]), 1e-7);
 }
 
+// A cotangent inside span(U) (the loss <u_0, W v_0> with W = A at the point: W v_0 = s_0 u_0)
+// made the complement solve stall on the rounding one projection leaves: LinAlgError. And a loss
+// of the singular values alone must refuse a second derivative (its rule holds U, V fixed).
+TEST(SvdsGrad, CotangentInsideTheComputedSpaceAndSecondOrder) {
+  const std::int64_t m = 15, n = 10, k = 3;
+  const Tensor a0 = randn({m, n}, 40);
+  for (SvdsMethod method : {SvdsMethod::automatic, SvdsMethod::lanczos}) {
+    auto krylov = [&](std::span<const Tensor> in) {
+      SvdsOptions o;
+      o.method = method;
+      const SvdsResult r = svds(in[0], k, o);
+      return sum(mul(matmul(r.U.slice(1, 0, 1), r.Vh.slice(0, 0, 1)), a0));
+    };
+    auto dense = [&](std::span<const Tensor> in) {
+      const SvdResult r = svd_truncated(in[0], k);
+      return sum(mul(matmul(r.U.slice(1, 0, 1), r.Vh.slice(0, 0, 1)), a0));
+    };
+    EXPECT_LT(max_abs_diff(grad(krylov, {a0})[0], grad(dense, {a0})[0]), 1e-7);
+  }
+  auto values = [&](std::span<const Tensor> in) { return sum(svds(in[0], k).S); };
+  expect_error(ErrorKind::Unsupported,
+               [&] {
+                 hvp(values, {a0}, {randn({m, n}, 41)});
+               },
+               {"second derivatives"});
+}
+
 TEST(Svds, Errors) {
   const Tensor a = randn({8, 6}, 30);
   expect_error(ErrorKind::InvalidArgument, [&] { svds(a, 7); }, {"k = 7"});
