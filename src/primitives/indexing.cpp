@@ -1,8 +1,9 @@
 // Indexing primitives: take_along_axis (gather) and scatter_add, each the other's adjoint; the
 // public index_select, index_add and max/min_with_indices are compositions of them.
 //
-// Indices follow src/primitives/index_checks.hpp (i32/i64, negative from the end, every index
-// checked before use); the output is a fresh tensor, so nothing is left half written.
+// Indices follow src/primitives/index_checks.hpp (any integer dtype, read through load_index;
+// negative from the end, every index checked before use); the output is a fresh tensor, so nothing
+// is left half written.
 #include "tenferro/ops/indexing.hpp"
 
 #include <string>
@@ -21,17 +22,6 @@ namespace detail {
 namespace {
 
 using I = std::int64_t;
-
-// The index read at one position, normalised into [0, n).
-template <class J>
-I checked_index(const J* idx, I io, I n, const char* op, const Dims& pos, I axis,
-                std::span<const Tensor> in) {
-  I j = static_cast<I>(idx[io]);
-  const I orig = j;
-  if (j < 0) j += n;
-  if (j < 0 || j >= n) throw_index_out_of_range(op, orig, pos, axis, n, in);
-  return j;
-}
 
 // Strides of `t` read as broadcast to `shape` (same rank): 0 where t has size 1.
 Dims broadcast_strides(const Tensor& t, const Dims& shape) {
@@ -89,18 +79,12 @@ class TakeAlongAxisPrim final : public PrimitiveWith<TakeAlongAxisPrim> {
       using T = decltype(zx);
       const T* px = static_cast<const T*>(x.data_ptr());
       T* po = static_cast<T*>(out[0].data_ptr());
-      auto run = [&](auto zi) {
-        using J = decltype(zi);
-        const J* pi = static_cast<const J*>(idx.data_ptr());
-        for_each_position(shape, strides, [&](const Dims& pos, const I* off) {
-          const I j = checked_index(pi, off[1], n, "take_along_axis", pos, axis_, in);
-          *po++ = px[off[0] + j * sa];
-        });
-      };
-      if (idx.dtype() == DType::i32)
-        run(std::int32_t{});
-      else
-        run(std::int64_t{});
+      const void* pi = idx.data_ptr();
+      const DType di = idx.dtype();
+      for_each_position(shape, strides, [&](const Dims& pos, const I* off) {
+        const I j = checked_index("take_along_axis", pi, di, off[1], n, pos, axis_, in);
+        *po++ = px[off[0] + j * sa];
+      });
     });
   }
 
@@ -158,20 +142,14 @@ class ScatterAddPrim final : public PrimitiveWith<ScatterAddPrim> {
       if constexpr (!std::is_same_v<T, bool>) {
         T* po = static_cast<T*>(out[0].data_ptr());
         const T* ps = static_cast<const T*>(src.data_ptr());
-        auto run = [&](auto zi) {
-          using J = decltype(zi);
-          const J* pi = static_cast<const J*>(idx.data_ptr());
-          // In row-major order of the positions: repeated indices add in that fixed order.
-          for_each_position(idx.shape(), strides, [&](const Dims& pos, const I* off) {
-            const I j = checked_index(pi, off[1], n, "scatter_add", pos, axis_, in);
-            T& dst = po[off[0] + j * sa];
-            dst = kernels::add_of(dst, ps[off[2]]);
-          });
-        };
-        if (idx.dtype() == DType::i32)
-          run(std::int32_t{});
-        else
-          run(std::int64_t{});
+        const void* pi = idx.data_ptr();
+        const DType di = idx.dtype();
+        // In row-major order of the positions: repeated indices add in that fixed order.
+        for_each_position(idx.shape(), strides, [&](const Dims& pos, const I* off) {
+          const I j = checked_index("scatter_add", pi, di, off[1], n, pos, axis_, in);
+          T& dst = po[off[0] + j * sa];
+          dst = kernels::add_of(dst, ps[off[2]]);
+        });
       }
     });
   }

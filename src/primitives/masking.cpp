@@ -45,21 +45,24 @@ class OneHotPrim final : public PrimitiveWith<OneHotPrim> {
   void execute(ExecContext&, std::span<const Tensor> in, std::span<Tensor> out) const override {
     std::memset(out[0].data_ptr(), 0,
                 static_cast<std::size_t>(out[0].numel()) * dtype_size(dtype_));
-    if (in[0].numel() == 0) return;
-    std::unique_ptr<I[]> hold;
-    const I* idx = contiguous_or_held<I>(in[0], hold, "one_hot");
-    const I count = in[0].numel();
+    const Tensor& idx = in[0];
+    const Dims strides[1] = {Dims(idx.strides())};
+    const void* p = idx.data_ptr();
     visit_dtype(dtype_, [&](auto z) {
       using T = decltype(z);
       T* o = static_cast<T*>(out[0].data_ptr());
-      for (I k = 0; k < count; ++k) {
-        if (idx[k] < 0 || idx[k] >= classes_)
-          throw Error(ErrorKind::InvalidArgument, "one_hot: index " + std::to_string(idx[k]) +
-                                                      " at flat position " + std::to_string(k) +
-                                                      " of " + describe(in) + " is outside [0, " +
-                                                      std::to_string(classes_) + ")");
-        o[k * classes_ + idx[k]] = T(1);
-      }
+      I k = 0;  // the flat (row-major) position
+      for_each_position(idx.shape(), strides, [&](const Dims&, const I* off) {
+        I j = -1;  // a u64 value above INT64_MAX stays -1: out of range, named by index_text
+        (void)load_index(p, idx.dtype(), off[0], j);
+        if (j < 0 || j >= classes_)
+          throw Error(ErrorKind::InvalidArgument,
+                      "one_hot: index " + index_text(p, idx.dtype(), off[0]) +
+                          " at flat position " + std::to_string(k) + " of " + describe(in) +
+                          " is outside [0, " + std::to_string(classes_) + ")");
+        o[k * classes_ + j] = T(1);
+        ++k;
+      });
     });
   }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/strided.hpp"
+#include "primitives/index_checks.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/indexing.hpp"
 #include "tenferro/ops/structural.hpp"
@@ -70,9 +71,11 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::int64_t ax
   require_defined("repeat_interleave", x);
   require_defined("repeat_interleave", repeats);
   const Tensor both[2] = {x, repeats};
-  if (repeats.dtype() != DType::i32 && repeats.dtype() != DType::i64)
+  if (!is_integer(repeats.dtype()))
     throw Error(ErrorKind::DTypeMismatch,
-                "repeat_interleave: repeats must be i32 or i64, got " + detail::describe(both));
+                "repeat_interleave: repeats must have an integer dtype (i8 ... i64, u8 ... u64), "
+                "got " +
+                    detail::describe(both));
   const I a = detail::normalize_axis(axis, x.rank(), "repeat_interleave");
   const I n = x.shape()[static_cast<std::size_t>(a)];
   if (repeats.rank() > 1 || (repeats.numel() != 1 && repeats.numel() != n))
@@ -84,13 +87,22 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::int64_t ax
     throw Error(ErrorKind::Unsupported,
                 "repeat_interleave: the result's shape depends on the values of repeats, so a "
                 "traced repeats tensor is unsupported; pass concrete counts (x may be traced)");
-  std::vector<I> counts(static_cast<std::size_t>(repeats.numel()));
-  detail::copy_to_contiguous(repeats, counts.data(), DType::i64);
-  for (std::size_t k = 0; k < counts.size(); ++k)
-    if (counts[k] < 0)
-      throw Error(ErrorKind::InvalidArgument, "repeat_interleave: repeats[" + std::to_string(k) +
-                                                  "] = " + std::to_string(counts[k]) +
-                                                  " is negative; expected counts >= 0");
+  // Read through load_index (any integer dtype); a u64 count above INT64_MAX is refused, never
+  // wrapped to a negative one.
+  std::vector<I> counts;
+  const Dims strides[1] = {Dims(repeats.strides())};
+  const void* p = repeats.data_ptr();
+  detail::for_each_position(repeats.shape(), strides, [&](const Dims&, const I* off) {
+    I c = 0;
+    const bool fits = detail::load_index(p, repeats.dtype(), off[0], c);
+    if (!fits || c < 0)
+      throw Error(ErrorKind::InvalidArgument,
+                  "repeat_interleave: repeats[" + std::to_string(counts.size()) +
+                      "] = " + detail::index_text(p, repeats.dtype(), off[0]) +
+                      (fits ? " is negative; expected counts >= 0"
+                            : " is too large; expected counts <= 2**63 - 1"));
+    counts.push_back(c);
+  });
   if (counts.size() == 1 && n != 1) return repeat_interleave(x, counts[0], axis);
   std::vector<I> idx;
   for (I k = 0; k < n; ++k) idx.insert(idx.end(), static_cast<std::size_t>(counts[k]), k);

@@ -28,15 +28,12 @@ using I = std::int64_t;
 // Every index of `idx` normalised into [0, n), in row-major order of its positions; throws on
 // the first one out of range.
 std::vector<I> checked_indices(const Tensor& idx, I axis, I n, std::span<const Tensor> in) {
-  std::vector<I> j(static_cast<std::size_t>(idx.numel()));
-  if (j.empty()) return j;
-  copy_to_contiguous(idx, j.data(), DType::i64);
-  const Dims strides[1] = {contiguous_strides(idx.shape())};
+  std::vector<I> j;
+  j.reserve(static_cast<std::size_t>(idx.numel()));
+  const Dims strides[1] = {Dims(idx.strides())};
+  const void* p = idx.data_ptr();
   for_each_position(idx.shape(), strides, [&](const Dims& pos, const I* off) {
-    I& v = j[static_cast<std::size_t>(off[0])];
-    const I orig = v;
-    if (v < 0) v += n;
-    if (v < 0 || v >= n) throw_index_out_of_range("scatter", orig, pos, axis, n, in);
+    j.push_back(checked_index("scatter", p, idx.dtype(), off[0], n, pos, axis, in));
   });
   return j;
 }

@@ -194,9 +194,9 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, SearchSide side, const T
       throw Error(ErrorKind::InvalidArgument,
                   "searchsorted: x1 must be one-dimensional (the sequence to search), got " +
                       detail::describe(all) + " (x1, x2, sorter)");
-    if (sorter.dtype() != DType::i32 && sorter.dtype() != DType::i64)
+    if (!is_integer(sorter.dtype()))
       throw Error(ErrorKind::DTypeMismatch,
-                  "searchsorted: sorter must hold i32 or i64 indices (argsort(x1)), got " +
+                  "searchsorted: sorter must hold indices of an integer dtype (argsort(x1)), got " +
                       detail::describe(all) + " (x1, x2, sorter)");
     if (sorter.rank() != 1 || sorter.shape()[0] != x1.shape()[0])
       throw Error(ErrorKind::ShapeMismatch,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/autodiff_fd.hpp"
@@ -176,12 +177,12 @@ TEST(Indexing, BadIndicesAreTypedErrorsAndWriteNothing) {
       [&] {
         (void)take_along_axis(x, from_vector<double>({0}, {1, 1}), 1);
       },
-      ErrorKind::DTypeMismatch, {"i32 or i64"});
+      ErrorKind::DTypeMismatch, {"integer dtype"});
   expect_error(
       [&] {
         (void)take_along_axis(x, from_vector<bool>({true}, {1, 1}), 1);
       },
-      ErrorKind::DTypeMismatch, {"i32 or i64"});
+      ErrorKind::DTypeMismatch, {"integer dtype"});
   expect_error([&] { (void)take_along_axis(x, from_vector<i64>({0}, {1}), 1); },
                ErrorKind::ShapeMismatch, {"rank"});
   expect_error(
@@ -212,6 +213,92 @@ TEST(Indexing, BadIndicesAreTypedErrorsAndWriteNothing) {
   EXPECT_TRUE(all(eq(x, before)).item<bool>());
   // Empty index lists are fine.
   EXPECT_EQ(index_select(x, 1, zeros({0}, DType::i64)).shape(), (Dims{2, 0}));
+}
+
+// Index tensors of every integer dtype (NumPy's take accepts them all; bool stays refused):
+// the same values as i64 indices in every index-taking op, strided index tensors included; an
+// unsigned index is never negative (u8 255 is 255, out of range, not -1), and a u64 index above
+// INT64_MAX is out of range by its own value (never wrapped to a negative index).
+TEST(Indexing, EveryIntegerDtypeIndexesAsI64AndU64AboveInt64MaxIsOutOfRange) {
+  const DType index_dtypes[] = {DType::i8, DType::i16, DType::i32, DType::i64,
+                                DType::u8, DType::u16, DType::u32, DType::u64};
+  auto equal = [](const Tensor& a, const Tensor& b) {
+    return a.dtype() == b.dtype() && a.shape() == b.shape() && all(eq(a, b)).item<bool>();
+  };
+  const Tensor x = arange(12).reshape({3, 4});
+  const Tensor idx64 = from_vector<i64>({0, 3, 1, 2, 2, 0}, {3, 2});
+  const Tensor sel64 = from_vector<i64>({3, 0, 3}, {3});
+  const Tensor reps64 = from_vector<i64>({1, 0, 2}, {3});
+  const Tensor x1 = from_vector<double>({3.0, 1.0, 2.0}, {3}), x2 = from_vector<double>({2.5}, {1});
+  for (DType d : index_dtypes) {
+    SCOPED_TRACE(dtype_name(d));
+    const Tensor idx = cast(idx64, d);
+    EXPECT_TRUE(equal(take_along_axis(x, idx, 1), take_along_axis(x, idx64, 1)));
+    // Strided (transposed) indices read through their strides.
+    EXPECT_TRUE(equal(take_along_axis(x.transpose(), idx.transpose(), 0),
+                      take_along_axis(x.transpose(), idx64.transpose(), 0)));
+    EXPECT_TRUE(equal(index_select(x, 1, cast(sel64, d)), index_select(x, 1, sel64)));
+    EXPECT_TRUE(equal(scatter_add(zeros({3, 4}), 1, idx, ones({3, 2})),
+                      scatter_add(zeros({3, 4}), 1, idx64, ones({3, 2}))));
+    EXPECT_TRUE(equal(index_add(zeros({3, 4}), 1, cast(sel64, d), ones({3, 3})),
+                      index_add(zeros({3, 4}), 1, sel64, ones({3, 3}))));
+    EXPECT_TRUE(equal(scatter(x, 1, idx, 7.0), scatter(x, 1, idx64, 7.0)));
+    EXPECT_TRUE(equal(one_hot(idx.transpose(), 4), one_hot(idx64.transpose(), 4)));
+    EXPECT_TRUE(equal(repeat_interleave(x, cast(reps64, d), 0), repeat_interleave(x, reps64, 0)));
+    const Tensor order = argsort(x1);
+    EXPECT_TRUE(equal(searchsorted(x1, x2, SearchSide::left, cast(order, d)),
+                      searchsorted(x1, x2, SearchSide::left, order)));
+    // -1: the last element for a signed dtype; the dtype's maximum (out of range) for unsigned.
+    const Tensor minus1 = cast(from_vector<i64>({-1}, {1, 1}), d);
+    if (is_signed_integer(d)) {
+      EXPECT_EQ(take_along_axis(arange(4).reshape({1, 4}), minus1, 1).item<double>(), 3.0);
+    } else {
+      const std::string max = d == DType::u8    ? "255"
+                              : d == DType::u16 ? "65535"
+                              : d == DType::u32 ? "4294967295"
+                                                : "18446744073709551615";
+      const std::string needle = "index " + max;
+      expect_error([&] { (void)take_along_axis(x, minus1, 1); }, ErrorKind::InvalidArgument,
+                   {"take_along_axis", needle.c_str(), "size 4"});
+    }
+  }
+  // u64 above INT64_MAX: InvalidArgument naming the value, in every op; nothing wrapped.
+  const Tensor big = from_vector<std::uint64_t>({0, 9223372036854775808ULL}, {1, 2});
+  expect_error([&] { (void)take_along_axis(x, big, 1); }, ErrorKind::InvalidArgument,
+               {"take_along_axis", "index 9223372036854775808", "size 4"});
+  expect_error([&] { (void)index_select(x, 1, big.reshape({2})); }, ErrorKind::InvalidArgument,
+               {"index 9223372036854775808"});
+  expect_error(
+      [&] {
+        (void)scatter_add(zeros({1, 4}), 1, big, ones({1, 2}));
+      },
+      ErrorKind::InvalidArgument, {"scatter_add", "index 9223372036854775808"});
+  expect_error(
+      [&] {
+        (void)scatter(zeros({1, 4}), 1, big, 1.0);
+      },
+      ErrorKind::InvalidArgument, {"scatter", "index 9223372036854775808"});
+  expect_error([&] { (void)one_hot(big, 4); }, ErrorKind::InvalidArgument,
+               {"one_hot", "index 9223372036854775808", "[0, 4)"});
+  expect_error(
+      [&] {
+        (void)repeat_interleave(from_vector<double>({1.0, 2.0}, {2}), big.reshape({2}), 0);
+      },
+      ErrorKind::InvalidArgument,
+      {"repeat_interleave", "repeats[1] = 9223372036854775808", "too large"});
+  expect_error(
+      [&] {
+        (void)searchsorted(from_vector<double>({1.0, 2.0}, {2}), x2, SearchSide::left,
+                           big.reshape({2}));
+      },
+      ErrorKind::InvalidArgument, {"searchsorted", "sorter", "index 9223372036854775808"});
+  // A negative i8 count is still refused, with its value.
+  expect_error(
+      [&] {
+        (void)repeat_interleave(from_vector<double>({1.0}, {1}),
+                                cast(from_vector<i64>({-2}, {1}), DType::i8), 0);
+      },
+      ErrorKind::InvalidArgument, {"repeats[0] = -2", "negative"});
 }
 
 TEST(Indexing, TracedAndPreparedMatchEager) {

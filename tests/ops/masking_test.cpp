@@ -55,7 +55,7 @@ TEST(Masking, OneHotChecksItsIndices) {
                {"one_hot", "index 3", "[0, 3)"});
   expect_error([] { (void)one_hot(from_vector<i64>({-1}, {1}), 3); }, ErrorKind::InvalidArgument,
                {"index -1"});
-  expect_error([] { (void)one_hot(ones({1}), 3); }, ErrorKind::DTypeMismatch, {"i32 or i64"});
+  expect_error([] { (void)one_hot(ones({1}), 3); }, ErrorKind::DTypeMismatch, {"integer dtype"});
   expect_error([&] { (void)one_hot(idx, -1); }, ErrorKind::InvalidArgument, {"negative"});
   // Traced: a fixed shape, so it is a primitive like any other.
   Program p =

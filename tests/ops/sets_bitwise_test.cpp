@@ -271,7 +271,7 @@ TEST(SearchSorted, TypedErrorsLeaveInputsUnchanged) {
                [&] {
                  (void)searchsorted(x1, x1, SearchSide::left, f64s({0.0, 1.0}));
                },
-               {"searchsorted", "sorter", "i32 or i64"});
+               {"searchsorted", "sorter", "integer dtype"});
   expect_error(ErrorKind::ShapeMismatch,
                [&] {
                  (void)searchsorted(x1, x1, SearchSide::left, i64s({0, 1, 2}));

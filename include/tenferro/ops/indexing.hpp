@@ -5,10 +5,12 @@
 //   Tensor best = tenferro::take_along_axis(scores, i, 1);       // [n, 1], differentiable
 //   auto [v, k] = tenferro::max_with_indices(scores, 1);         // the same, squeezed
 //
-// Indices are i32 or i64 tensors (DTypeMismatch otherwise); a negative index counts from the end
-// of the axis, as NumPy. An index outside [-n, n) is InvalidArgument naming the op, the index,
-// its position and the axis size -- every index is checked before it is used, and nothing is
-// written to any caller tensor when one fails. The axis may be negative (counts from the end).
+// Indices are tensors of any integer dtype, i8 ... i64 or u8 ... u64 (DTypeMismatch otherwise,
+// bool included); a negative index counts from the end of the axis, as NumPy (an unsigned index
+// is never negative; a u64 index above INT64_MAX is out of range, never wrapped). An index outside
+// [-n, n) is InvalidArgument naming the op, the index, its position and the axis size -- every
+// index is checked before it is used, and nothing is written to any caller tensor when one fails.
+// The axis may be negative (counts from the end).
 //
 // Autodiff: the gathered values are differentiable in x (the gradient is scattered back with
 // scatter_add, summing over repeated indices); scatter_add is differentiable in x and src (its
@@ -53,8 +55,8 @@ Tensor scatter(const Tensor& x, std::int64_t axis, const Tensor& indices, Scalar
 /// true. Any dtype of x; a non-bool mask is DTypeMismatch. Differentiable in x (0 where filled).
 Tensor masked_fill(const Tensor& x, const Tensor& mask, Scalar value);
 /// [..., num_classes] with 1 at each index and 0 elsewhere, in `dtype` (default i64), as
-/// PyTorch's one_hot. Indices i32/i64 in [0, num_classes) (InvalidArgument naming the first bad
-/// one otherwise). Not differentiable.
+/// PyTorch's one_hot. Indices of any integer dtype in [0, num_classes) (InvalidArgument naming the
+/// first bad one otherwise). Not differentiable.
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes, DType dtype = DType::i64);
 /// The coordinates of the non-zero elements (NaN is non-zero) as i64 [count, rank], row-major
 /// order (NumPy's argwhere, PyTorch's nonzero). The shape depends on the values: eager only

@@ -16,11 +16,11 @@
 // right, the first i with v < x1[i] (x1[i-1] <= v < x1[i]). A NaN v goes before the first NaN of
 // x1 (left) or after the last element (right). The result is i64 with x2's shape (a 0-d x2 gives
 // a 0-d result), values in [0, n]. x1 and x2 are compared in promote(x1, x2). `sorter`, if
-// defined, is a 1-D i32/i64 tensor of x1's length with indices that sort x1 (argsort(x1)); the
-// result then indexes the sorted order, as NumPy and the standard say. If x1 is not sorted the
-// result is unspecified (some index in [0, n], never an error or a crash). Errors (naming
-// searchsorted and the shapes/dtypes): x1 not 1-D, a sorter that is not 1-D of x1's length:
-// InvalidArgument / ShapeMismatch; complex operands, a sorter that is not i32/i64:
+// defined, is a 1-D tensor of any integer dtype and x1's length with indices that sort x1
+// (argsort(x1)); the result then indexes the sorted order, as NumPy and the standard say. If x1 is
+// not sorted the result is unspecified (some index in [0, n], never an error or a crash). Errors
+// (naming searchsorted and the shapes/dtypes): x1 not 1-D, a sorter that is not 1-D of x1's length:
+// InvalidArgument / ShapeMismatch; complex operands, a sorter that is not of an integer dtype:
 // DTypeMismatch; a sorter index outside [-n, n): InvalidArgument (index_select's check, named as
 // searchsorted's sorter in an eager call). It is one primitive: eager, traced and in prepared
 // programs (the output shape is x2's), inside an execution scope; no gradient (an i64 result:

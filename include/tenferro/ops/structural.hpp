@@ -149,10 +149,11 @@ Tensor tile(const Tensor& x, Dims reps);
 /// in place (x = [a, b], repeats 2 -> [a, a, b, b]). repeats >= 0 (InvalidArgument otherwise).
 /// Differentiable in x (a gather; the gradient sums the repeats).
 Tensor repeat_interleave(const Tensor& x, std::int64_t repeats, std::int64_t axis);
-/// Per-element counts: `repeats` is an i32/i64 tensor of rank <= 1 with one count per element
-/// along `axis` or a single count (ShapeMismatch otherwise; other dtypes DTypeMismatch; a
-/// negative count InvalidArgument naming it). The result's shape depends on the counts' values:
-/// eager only in `repeats` (a traced repeats tensor is Unsupported); x may be traced.
+/// Per-element counts: `repeats` is a tensor of any integer dtype and rank <= 1 with one count per
+/// element along `axis` or a single count (ShapeMismatch otherwise; other dtypes DTypeMismatch; a
+/// negative count, or a u64 one above INT64_MAX, InvalidArgument naming it). The result's shape
+/// depends on the counts' values: eager only in `repeats` (a traced repeats tensor is Unsupported);
+/// x may be traced.
 Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::int64_t axis);
 
 }  // namespace tenferro
