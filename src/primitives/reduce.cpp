@@ -48,20 +48,11 @@ ResolvedAxes ReducePrim::resolve(const Tensor& x) const {
   auto op = [this] { return std::string(name()); };  // built only when throwing
   ResolvedAxes a;
   a.mask.assign(static_cast<std::size_t>(r), axes_.empty());
-  for (std::int64_t axis : axes_) {
-    if (axis < -r || axis >= r)
-      throw Error(ErrorKind::InvalidArgument,
-                  op() + ": axis " + std::to_string(axis) + " is out of range for input " +
-                      describe(std::span<const Tensor>(&x, 1)) + " (rank " + std::to_string(r) +
-                      "); expected -rank <= axis < rank");
-    auto d = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
-    if (a.mask[d])
-      throw Error(ErrorKind::InvalidArgument, op() + ": axis " + std::to_string(axis) +
-                                                  " appears more than once in axes " +
-                                                  dims_to_string(axes_) + " for input " +
-                                                  describe(std::span<const Tensor>(&x, 1)));
-    a.mask[d] = true;
-  }
+  // Each axis in [-rank, rank) and none named twice: the shared check (and its messages, naming
+  // the op, the axis and the rank or shape) of every op that takes axes.
+  (void)check_axes(x, axes_, name());
+  for (std::int64_t axis : axes_)
+    a.mask[static_cast<std::size_t>(axis < 0 ? axis + r : axis)] = true;
   if ((kind_ == ReduceKind::max || kind_ == ReduceKind::min) && is_complex(x.dtype()))
     throw Error(ErrorKind::DTypeMismatch,
                 op() + ": expected a real dtype (bool, an integer, f32, f64), got input " +
