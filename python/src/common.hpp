@@ -92,6 +92,19 @@ Scalar scalar_arg(py::handle h, DType target);
 /// A Python int that int64 holds exactly but a double does not (|v| > 2**53).
 bool inexact_python_int(py::handle h);
 
+/// Where a Python int stands against the range of an integer dtype (NEP 50: beside an integer
+/// tensor the int is converted to the tensor's dtype).
+struct PythonIntRange {
+  bool is_int = false;  // a Python int (not a bool) and an integer (not bool) dtype
+  bool fits = false;    // inside the dtype's range
+  bool above = false;   // (when it does not fit) above the maximum, else below the minimum
+  bool exact = true;    // (when it fits) a double holds it exactly (|v| <= 2**53)
+};
+PythonIntRange python_int_range(py::handle h, DType d);
+/// The OverflowError NumPy 2 raises for a Python int outside the range of the array's dtype
+/// `d`: "<op>: Python integer 300 out of bounds for uint8".
+[[noreturn]] void throw_python_int_out_of_bounds(const char* op, py::handle h, DType d);
+
 /// matmul as the Array API standard has it: two integer operands contract exactly in
 /// their promoted integer dtype (through vecdot; the C++ matmul is floating-only); anything else
 /// is tenferro::matmul. Bound as tf.matmul and the @ operator.

@@ -7,9 +7,11 @@
 //
 // Note [Python scalars of bitwise ops]: a Python int or bool next to a tensor becomes a 0-d
 // tensor, never a C++ Scalar (a double, inexact beyond 2^53). Next to an integer tensor it takes
-// the tensor's dtype when its value fits that dtype (x_i32 & 5 is i32, as NumPy 1.24's value-based
-// casting and the standard's Python-scalar rule), else NumPy's default (i64); an int beyond i64 is
-// OverflowError naming the op (no dtype holds it); a Python bool next to a bool tensor is a bool.
+// the tensor's dtype (x_i32 & 5 is i32, x_u64 & (2**64 - 1) is u64: the standard's Python-scalar
+// rule, NEP 50); an int outside that dtype's range is OverflowError naming the op ("Python
+// integer 300 out of bounds for uint8", as NumPy 2). Next to a bool tensor or a non-tensor an int
+// is NumPy's default (i64; beyond i64's range OverflowError naming the op); a Python bool next to
+// a bool tensor is a bool.
 // Anything else goes through asarray, so a float or complex operand reaches the C++ op, whose
 // DTypeMismatch names it.
 #include <string>
@@ -41,15 +43,16 @@ void check_int64_range(const char* op, py::handle h) {
 Tensor bitwise_operand(const char* op, py::handle h, const Tensor* other) {
   py::object o = py::reinterpret_borrow<py::object>(h);
   if (py::isinstance<Tensor>(h)) return h.cast<Tensor>();
-  check_int64_range(op, h);
   if (other != nullptr && is_python_int(h) && is_integral(other->dtype())) {
     const DType d = other->dtype();
     if (PyBool_Check(h.ptr())) return asarray(o, d);  // True next to i32 is i32 1
-    if (d != DType::boolean) {
-      py::object info = py::module_::import("numpy").attr("iinfo")(numpy_dtype(d));
-      if (o >= info.attr("min") && o <= info.attr("max")) return asarray(o, d);
+    const PythonIntRange r = python_int_range(h, d);
+    if (r.is_int) {  // d is an integer dtype: the int takes it, or is OverflowError (NEP 50)
+      if (!r.fits) throw_python_int_out_of_bounds(op, h, d);
+      return asarray(o, d);
     }
   }
+  check_int64_range(op, h);
   return asarray(o);
 }
 

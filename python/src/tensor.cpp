@@ -1,5 +1,6 @@
 // tenferro.Tensor and tenferro.DType: properties, NumPy interop (zero-copy both ways),
 // construction, Python operators, indexing and item access (docs/python.md).
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -42,18 +43,22 @@ std::optional<DType> dtype_from_numpy(const py::dtype& dt) {
   return std::nullopt;
 }
 
+/// Every name of every dtype, tenferro's and NumPy's: dtype_from_name reads it, and bind_tensor
+/// makes each name an attribute of the module holding the dtype's object (tenferro.u8,
+/// tenferro.uint8, ...; the package's `tenferro.bool` is the same object).
+constexpr std::pair<const char*, DType> kDTypeNames[] = {
+    {"bool", DType::boolean}, {"bool_", DType::boolean},  {"i8", DType::i8},
+    {"int8", DType::i8},      {"i16", DType::i16},        {"int16", DType::i16},
+    {"i32", DType::i32},      {"int32", DType::i32},      {"i64", DType::i64},
+    {"int64", DType::i64},    {"u8", DType::u8},          {"uint8", DType::u8},
+    {"u16", DType::u16},      {"uint16", DType::u16},     {"u32", DType::u32},
+    {"uint32", DType::u32},   {"u64", DType::u64},        {"uint64", DType::u64},
+    {"f32", DType::f32},      {"float32", DType::f32},    {"f64", DType::f64},
+    {"float64", DType::f64},  {"c64", DType::c64},        {"complex64", DType::c64},
+    {"c128", DType::c128},    {"complex128", DType::c128}};
+
 std::optional<DType> dtype_from_name(const std::string& s) {
-  static const std::pair<const char*, DType> names[] = {
-      {"bool", DType::boolean}, {"bool_", DType::boolean},   {"i32", DType::i32},
-      {"int32", DType::i32},    {"i64", DType::i64},         {"int64", DType::i64},
-      {"f32", DType::f32},      {"float32", DType::f32},     {"f64", DType::f64},
-      {"float64", DType::f64},  {"c64", DType::c64},         {"complex64", DType::c64},
-      {"c128", DType::c128},    {"complex128", DType::c128}, {"i8", DType::i8},
-      {"int8", DType::i8},      {"i16", DType::i16},         {"int16", DType::i16},
-      {"u8", DType::u8},        {"uint8", DType::u8},        {"u16", DType::u16},
-      {"uint16", DType::u16},   {"u32", DType::u32},         {"uint32", DType::u32},
-      {"u64", DType::u64},      {"uint64", DType::u64}};
-  for (const auto& [n, d] : names)
+  for (const auto& [n, d] : kDTypeNames)
     if (s == n) return d;
   return std::nullopt;
 }
@@ -94,6 +99,64 @@ bool inexact_python_int(py::handle h) {
   if (overflow != 0) return false;  // beyond int64: the double path (OverflowError past double)
   constexpr long long kExact = 1LL << 53;
   return v > kExact || v < -kExact;
+}
+
+PythonIntRange python_int_range(py::handle h, DType d) {
+  PyObject* p = h.ptr();
+  PythonIntRange r;
+  if (!PyLong_Check(p) || PyBool_Check(p) || !is_integer(d)) return r;
+  r.is_int = true;
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+  if (overflow < 0) return r;  // below int64's minimum: below every dtype's
+  if (overflow > 0) {          // above int64's maximum: only u64 may hold it
+    r.above = true;
+    if (d != DType::u64) return r;
+    (void)PyLong_AsUnsignedLongLong(p);
+    if (PyErr_Occurred()) {  // beyond 2**64 - 1
+      PyErr_Clear();
+      return r;
+    }
+    r.fits = true;
+    r.exact = false;  // 2**63 <= v < 2**64: a double rounds most of these
+    return r;
+  }
+  long long lo = 0, hi = 0;
+  switch (d) {
+    case DType::i8:
+      lo = INT8_MIN, hi = INT8_MAX;
+      break;
+    case DType::i16:
+      lo = INT16_MIN, hi = INT16_MAX;
+      break;
+    case DType::i32:
+      lo = INT32_MIN, hi = INT32_MAX;
+      break;
+    case DType::u8:
+      hi = UINT8_MAX;
+      break;
+    case DType::u16:
+      hi = UINT16_MAX;
+      break;
+    case DType::u32:
+      hi = UINT32_MAX;
+      break;
+    default:  // i64, u64 (v is a long long here, so only u64's minimum 0 can fail)
+      lo = d == DType::u64 ? 0 : std::numeric_limits<long long>::min();
+      hi = std::numeric_limits<long long>::max();
+  }
+  r.fits = lo <= v && v <= hi;
+  r.above = v > hi;
+  constexpr long long kExact = 1LL << 53;
+  r.exact = -kExact <= v && v <= kExact;
+  return r;
+}
+
+void throw_python_int_out_of_bounds(const char* op, py::handle h, DType d) {
+  const std::string msg = std::string(op) + ": Python integer " + py::str(h).cast<std::string>() +
+                          " out of bounds for " + py::str(numpy_dtype(d)).cast<std::string>();
+  PyErr_SetString(PyExc_OverflowError, msg.c_str());
+  throw py::error_already_set();
 }
 
 Scalar scalar_arg(py::handle h) {
@@ -336,13 +399,70 @@ using TT = Tensor (*)(const Tensor&, const Tensor&);
 using TS = Tensor (*)(const Tensor&, Scalar);
 using ST = Tensor (*)(Scalar, const Tensor&);
 
+/// What a Python int outside the range of the integer tensor beside it does (NEP 50, NumPy 2):
+/// `overflow` for ops that compute in the tensor's dtype (OverflowError, as NumPy 2); `compare`
+/// for comparisons, which NumPy 2 answers exactly (u8 < 300 is all true); `as_number` for the
+/// ops that compute integers in f64 (/, hypot, ...), which take it as a number.
+enum class IntArg { as_number, overflow, compare };
+/// The relation a comparison op tests, a R b.
+enum class Rel { eq, ne, lt, le, gt, ge };
+
 /// A binary op with its optional Scalar forms; `flipped(b, a)` computes op(a, b) for a scalar a.
 struct Binary {
   TT tt;
   TS ts = nullptr;
   ST st = nullptr;
   TS flipped = nullptr;
+  IntArg int_arg = IntArg::as_number;
+  Rel rel = Rel::eq;  // for IntArg::compare
+  const char* name = "";
 };
+
+Binary with_int_arg(Binary b, const char* name, IntArg k, Rel r = Rel::eq) {
+  b.name = name;
+  b.int_arg = k;
+  b.rel = r;
+  return b;
+}
+
+/// t R v for every element, where v is a Python int beyond t's integer dtype (above its maximum
+/// or below its minimum): one answer for all, as a bool tensor of t's shape (t == t is all true
+/// for integers, t != t all false), so it traces like the comparison it stands for.
+Tensor out_of_range_comparison(const Tensor& t, Rel rel, bool above) {
+  bool holds = false;
+  switch (rel) {
+    case Rel::eq:
+      holds = false;
+      break;
+    case Rel::ne:
+      holds = true;
+      break;
+    case Rel::lt:
+    case Rel::le:
+      holds = above;
+      break;
+    case Rel::gt:
+    case Rel::ge:
+      holds = !above;
+      break;
+  }
+  return call(holds ? static_cast<TT>(&tenferro::eq) : static_cast<TT>(&tenferro::ne), t, t);
+}
+
+Rel mirrored(Rel r) {
+  switch (r) {
+    case Rel::lt:
+      return Rel::gt;
+    case Rel::le:
+      return Rel::ge;
+    case Rel::gt:
+      return Rel::lt;
+    case Rel::ge:
+      return Rel::le;
+    default:
+      return r;
+  }
+}
 
 Tensor operand(py::handle h) { return asarray(py::reinterpret_borrow<py::object>(h)); }
 
@@ -350,7 +470,37 @@ Tensor operand(py::handle h) { return asarray(py::reinterpret_borrow<py::object>
 
 Tensor apply_binary(const Binary& op, py::handle a, py::handle b);
 
+namespace {
+/// A Python int beside an integer tensor (NEP 50): converted to the tensor's dtype, exactly (a
+/// 0-d tensor of that dtype) when a double would round it; outside the dtype's range it is
+/// OverflowError, an exact comparison, or a number, as op.int_arg says. nullopt where the
+/// general rule applies (no such pair, or an int a Scalar holds exactly).
+std::optional<Tensor> with_python_int(const Binary& op, py::handle a, py::handle b) {
+  const bool ta = py::isinstance<Tensor>(a), tb = py::isinstance<Tensor>(b);
+  if (ta == tb) return std::nullopt;
+  const Tensor& t = (ta ? a : b).cast<const Tensor&>();
+  py::handle h = ta ? b : a;
+  const PythonIntRange r = python_int_range(h, t.dtype());
+  if (!r.is_int) return std::nullopt;
+  if (r.fits) {
+    if (r.exact) return std::nullopt;  // the Scalar path keeps the dtype and the value
+    Tensor s = asarray(py::reinterpret_borrow<py::object>(h), t.dtype());
+    return ta ? call(op.tt, t, s) : call(op.tt, s, t);
+  }
+  switch (op.int_arg) {
+    case IntArg::overflow:
+      throw_python_int_out_of_bounds(op.name, h, t.dtype());
+    case IntArg::compare:
+      return out_of_range_comparison(t, ta ? op.rel : mirrored(op.rel), r.above);
+    case IntArg::as_number:
+      break;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 Tensor apply_binary(const Binary& op, py::handle a, py::handle b) {
+  if (auto r = with_python_int(op, a, b)) return *r;
   // An int beyond 2**53 goes as an exact i64 0-d array, not as a (double) Scalar.
   const bool a_tensor = py::isinstance<Tensor>(a) || inexact_python_int(a);
   const bool b_tensor = py::isinstance<Tensor>(b) || inexact_python_int(b);
@@ -377,21 +527,37 @@ namespace {
 #define TF_BINARY_FLIP(fn, flip) \
   Binary { static_cast<TT>(&fn), static_cast<TS>(&fn), nullptr, static_cast<TS>(&flip) }
 
-const Binary kAdd = TF_BINARY_FLIP(tenferro::add, tenferro::add);
-const Binary kSub = TF_BINARY_FULL(tenferro::sub);
-const Binary kMul = TF_BINARY_FLIP(tenferro::mul, tenferro::mul);
+// Ops computing in an integer operand's dtype raise for an out-of-range Python int beside it;
+// comparisons answer exactly; the rest (computing integers in f64) take it as a number.
+const Binary kAdd =
+    with_int_arg(TF_BINARY_FLIP(tenferro::add, tenferro::add), "add", IntArg::overflow);
+const Binary kSub = with_int_arg(TF_BINARY_FULL(tenferro::sub), "sub", IntArg::overflow);
+const Binary kMul =
+    with_int_arg(TF_BINARY_FLIP(tenferro::mul, tenferro::mul), "mul", IntArg::overflow);
 const Binary kDiv = TF_BINARY_FULL(tenferro::div);
 const Binary kPow = TF_BINARY_FULL(tenferro::pow);
-const Binary kFloorDiv{static_cast<TT>(&floor_divide), static_cast<TS>(&floor_divide)};
-const Binary kRemainder{static_cast<TT>(&remainder), static_cast<TS>(&remainder)};
-const Binary kEq = TF_BINARY_FLIP(tenferro::eq, tenferro::eq);
-const Binary kNe = TF_BINARY_FLIP(tenferro::ne, tenferro::ne);
-const Binary kLt = TF_BINARY_FLIP(tenferro::lt, tenferro::gt);
-const Binary kLe = TF_BINARY_FLIP(tenferro::le, tenferro::ge);
-const Binary kGt = TF_BINARY_FLIP(tenferro::gt, tenferro::lt);
-const Binary kGe = TF_BINARY_FLIP(tenferro::ge, tenferro::le);
-const Binary kMaximum = TF_BINARY_FLIP(tenferro::maximum, tenferro::maximum);
-const Binary kMinimum = TF_BINARY_FLIP(tenferro::minimum, tenferro::minimum);
+const Binary kFloorDiv =
+    with_int_arg(Binary{static_cast<TT>(&floor_divide), static_cast<TS>(&floor_divide)},
+                 "floor_divide", IntArg::overflow);
+const Binary kRemainder =
+    with_int_arg(Binary{static_cast<TT>(&remainder), static_cast<TS>(&remainder)}, "remainder",
+                 IntArg::overflow);
+const Binary kEq =
+    with_int_arg(TF_BINARY_FLIP(tenferro::eq, tenferro::eq), "eq", IntArg::compare, Rel::eq);
+const Binary kNe =
+    with_int_arg(TF_BINARY_FLIP(tenferro::ne, tenferro::ne), "ne", IntArg::compare, Rel::ne);
+const Binary kLt =
+    with_int_arg(TF_BINARY_FLIP(tenferro::lt, tenferro::gt), "lt", IntArg::compare, Rel::lt);
+const Binary kLe =
+    with_int_arg(TF_BINARY_FLIP(tenferro::le, tenferro::ge), "le", IntArg::compare, Rel::le);
+const Binary kGt =
+    with_int_arg(TF_BINARY_FLIP(tenferro::gt, tenferro::lt), "gt", IntArg::compare, Rel::gt);
+const Binary kGe =
+    with_int_arg(TF_BINARY_FLIP(tenferro::ge, tenferro::le), "ge", IntArg::compare, Rel::ge);
+const Binary kMaximum =
+    with_int_arg(TF_BINARY_FLIP(tenferro::maximum, tenferro::maximum), "maximum", IntArg::overflow);
+const Binary kMinimum =
+    with_int_arg(TF_BINARY_FLIP(tenferro::minimum, tenferro::minimum), "minimum", IntArg::overflow);
 const Binary kHypot = TF_BINARY_FULL(tenferro::hypot);
 const Binary kCopysign = TF_BINARY_FULL(tenferro::copysign);
 const Binary kLogaddexp = TF_BINARY_FULL(tenferro::logaddexp);
@@ -401,11 +567,13 @@ const Binary kOr{&logical_or};
 const Binary kXor{&logical_xor};
 
 /// A Python operator: NotImplemented when `other` is nothing a tensor can be made from (so
-/// Python tries the reflected operator, or falls back to identity for == and !=).
+/// Python tries the reflected operator, or falls back to identity for == and !=). A Python int
+/// is one before as_python_scalar, which raises OverflowError for an int beyond a double (beside
+/// an integer tensor such an int is compared exactly; elsewhere apply_binary raises that error).
 bool operand_like(py::handle h) {
-  return py::isinstance<Tensor>(h) || as_python_scalar(h) || py::isinstance<py::array>(h) ||
-         py::isinstance<py::list>(h) || py::isinstance<py::tuple>(h) ||
-         PyObject_HasAttrString(h.ptr(), "__array__") ||
+  return py::isinstance<Tensor>(h) || PyLong_Check(h.ptr()) || as_python_scalar(h) ||
+         py::isinstance<py::array>(h) || py::isinstance<py::list>(h) ||
+         py::isinstance<py::tuple>(h) || PyObject_HasAttrString(h.ptr(), "__array__") ||
          py::isinstance(h, py::module_::import("numpy").attr("generic"));
 }
 py::object dunder(const Binary& op, py::handle a, py::handle b, py::handle other) {
@@ -422,6 +590,16 @@ py::object inplace(py::object self_obj, py::handle other, const Binary& op, Into
   Tensor& self = self_obj.cast<Tensor&>();
   if (self.requires_grad() || !self.has_storage() || self.aux())
     return py::cast(apply_binary(op, self_obj, other));
+  // A Python int takes self's dtype (NEP 50): out of its range OverflowError where the op
+  // computes in it; exactly, as a 0-d tensor of self's dtype, where a double would round it.
+  const PythonIntRange r = python_int_range(other, self.dtype());
+  if (r.is_int && !r.fits && op.int_arg == IntArg::overflow)
+    throw_python_int_out_of_bounds(op.name, other, self.dtype());
+  if (r.is_int && r.fits && !r.exact) {
+    Tensor b = asarray(py::reinterpret_borrow<py::object>(other), self.dtype());
+    call([&](const Tensor& x, const Tensor& y) { tt(self, x, y); }, self, b);
+    return self_obj;
+  }
   if (py::isinstance<Tensor>(other) || inexact_python_int(other) || !as_python_scalar(other)) {
     Tensor b = operand(other);
     // A view of self's own storage (x[1:] += x[:-1]) is read as if copied first, as NumPy: the
@@ -603,17 +781,7 @@ void bind_tensor(py::module_& m) {
       .def("__repr__", [](const PyDType& d) {
         return "tenferro." + std::string(d.d == DType::boolean ? "bool_" : dtype_name(d.d));
       });
-  const std::pair<const char*, DType> names[] = {
-      {"bool_", DType::boolean},   {"i32", DType::i32},     {"i64", DType::i64},
-      {"f32", DType::f32},         {"f64", DType::f64},     {"c64", DType::c64},
-      {"c128", DType::c128},       {"int32", DType::i32},   {"int64", DType::i64},
-      {"float32", DType::f32},     {"float64", DType::f64}, {"complex64", DType::c64},
-      {"complex128", DType::c128}, {"i8", DType::i8},       {"i16", DType::i16},
-      {"u8", DType::u8},           {"u16", DType::u16},     {"u32", DType::u32},
-      {"u64", DType::u64},         {"int8", DType::i8},     {"int16", DType::i16},
-      {"uint8", DType::u8},        {"uint16", DType::u16},  {"uint32", DType::u32},
-      {"uint64", DType::u64}};
-  for (const auto& [name, d] : names) {
+  for (const auto& [name, d] : kDTypeNames) {
     py::object& obj = dtype_object(d);
     if (!obj) obj = py::cast(PyDType{d});
     m.attr(name) = obj;

@@ -550,13 +550,21 @@ def _is_int(v):
 
 def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
     """Evenly spaced values in [start, stop) (tenferro's arange), on the CPU device. Integer
-    arguments beyond 2**53 are exact (start + step * i in int64; the C++ arange takes doubles)."""
+    arguments beyond 2**53 are exact (start + step * i in int64, or in uint64 for an unsigned
+    dtype; the C++ arange takes doubles)."""
     _check_device(device, "arange")
     lo, hi = (0, start) if stop is None else (start, stop)
     if (_is_int(lo) and _is_int(hi) and _is_int(step) and step != 0
-            and (dtype is None or dtype in _SIGNED)
+            and (dtype is None or dtype in _INTS)
             and builtins.max(abs(int(lo)), abs(int(hi)), abs(int(step))) > 2**53):
         n = len(range(int(lo), int(hi), int(step)))
+        if dtype in _UNSIGNED:
+            # start + step * i modulo 2**64: uint64 products and sums wrap, so the values, which
+            # lie in [0, 2**64), come out exact for every step (a negative one included).
+            u64 = _tf.uint64
+            r = (_C["arange"](0, n, 1, u64) * _c_asarray(np.uint64(int(step) % 2**64))
+                 + _c_asarray(np.uint64(int(lo) % 2**64)))
+            return r if dtype == u64 else _tf.cast(r, dtype)
         i64 = _tf.int64
         r = (_C["arange"](0, n, 1, i64) * _c_asarray(np.int64(step))) + _c_asarray(np.int64(lo))
         return r if dtype is None or dtype == i64 else _tf.cast(r, dtype)
@@ -893,8 +901,14 @@ def _int_power(x1, x2):
         dtype = (x1 if isinstance(x1, Tensor) else x2).dtype
     if dtype not in _INTS:  # uint64 with a signed integer promotes to float64
         return _c_pow(x1, x2)
-    a = _tf.cast(_tensor(x1), dtype) if isinstance(x1, Tensor) else _c_asarray(np.int64(x1))
-    b = _tf.cast(_tensor(x2), dtype) if isinstance(x2, Tensor) else _c_asarray(np.int64(x2))
+    for v in (x1, x2):  # a Python int takes the array's dtype (NEP 50): out of range, raise
+        if not isinstance(v, Tensor):
+            info = _tf.iinfo(dtype)
+            if not info.min <= int(v) <= info.max:
+                raise OverflowError(f"pow: Python integer {int(v)} out of bounds for "
+                                    f"{np.asarray(_C['zeros']((0,), dtype)).dtype.name}")
+    a = _tf.cast(_tensor(x1), dtype) if isinstance(x1, Tensor) else _c_asarray(int(x1), dtype)
+    b = _tf.cast(_tensor(x2), dtype) if isinstance(x2, Tensor) else _c_asarray(int(x2), dtype)
     a, b = _tf.cast(a, dtype), _tf.cast(b, dtype)
     if b.size and builtins.bool(_tf.any(b < 0)):
         raise ValueError("pow: integers to negative integer powers are not allowed")
@@ -946,10 +960,15 @@ def _scalar_as(s, like):
     if isinstance(s, (builtins.bool, np.bool_)):
         ok = d == _BOOL
     elif _is_int(s):
-        # An unsigned dtype takes the int only inside its range (the C++ conversion would
-        # saturate -1 to 0); outside it the operator's own promotion decides.
-        ok = d in _SIGNED + _REAL + _COMPLEX or (d in _UNSIGNED and
-                                                 0 <= int(s) <= np.iinfo(np.dtype(d)).max)
+        # An integer dtype takes the int only inside its range (a conversion would saturate or
+        # wrap it); outside it the C++ operator raises OverflowError (NEP 50, as NumPy 2) or,
+        # for ops computing integers in float64 (atan2), takes it as a number.
+        if d in _INTS:
+            info = _tf.iinfo(d)
+            if not info.min <= int(s) <= info.max:
+                return None
+            return _c_asarray(int(s), d)  # exact (a full() value is a double)
+        ok = d in _REAL + _COMPLEX
     elif isinstance(s, (float, np.floating)):
         ok = d in _REAL + _COMPLEX
     elif isinstance(s, (complex, np.complexfloating)):

@@ -162,3 +162,156 @@ def test_integer_matmul_and_tensordot_in_the_promoted_dtype():
         np.testing.assert_array_equal(np.asarray(got), want)
     got = tf.tensordot(tf.asarray(a), tf.asarray(b), axes=1)
     np.testing.assert_array_equal(np.asarray(got), np.tensordot(a, b, axes=1))
+
+
+# ---- index arrays of every integer dtype (issue 34) ----
+
+
+@pytest.mark.parametrize("name", INTS)
+def test_index_arrays_of_every_integer_dtype_as_numpy(name):
+    a = np.arange(12.0).reshape(3, 4)
+    x = tf.asarray(a)
+    idx = np.array([2, 0, 1, 2], name)
+    for key in (idx, tf.asarray(idx)):
+        np.testing.assert_array_equal(np.asarray(x[key]), a[idx])
+        np.testing.assert_array_equal(np.asarray(x[key, ...]), a[idx, ...])
+    cols = np.array([3, 0], name)
+    np.testing.assert_array_equal(np.asarray(tf.take(x, tf.asarray(cols), axis=1)),
+                                  np.take(a, cols.astype(np.int64), axis=1))  # NumPy's take
+    # refuses uint64 (no safe cast to intp); tenferro takes it, as NumPy's x[uint64 array] does
+    along = np.array([[0], [3], [1]], name)
+    np.testing.assert_array_equal(np.asarray(tf.take_along_axis(x, tf.asarray(along), 1)),
+                                  np.take_along_axis(a, along.astype(np.int64), 1))
+    y, b = tf.asarray(a.copy()), a.copy()
+    y[tf.asarray(idx[:2])] = 5.0
+    b[idx[:2]] = 5.0
+    np.testing.assert_array_equal(np.asarray(y), b)
+    reps = np.array([1, 0, 2], name)
+    np.testing.assert_array_equal(np.asarray(tf.repeat(tf.asarray(a[:, 0]), tf.asarray(reps))),
+                                  np.repeat(a[:, 0], reps.astype(np.int64)))
+    x1 = np.array([3.0, 1.0, 2.0])
+    sorter = np.argsort(x1).astype(name)
+    np.testing.assert_array_equal(
+        np.asarray(tf.searchsorted(tf.asarray(x1), tf.asarray(np.array([2.5])),
+                                   sorter=tf.asarray(sorter))),
+        np.searchsorted(x1, [2.5], sorter=sorter.astype(np.int64)))
+    if name.startswith("u"):  # never negative: the dtype's maximum is out of range, not -1
+        top = np.array([np.iinfo(name).max], name)
+        with pytest.raises(IndexError, match=f"index {np.iinfo(name).max} is out of bounds"):
+            x[top]
+        with pytest.raises(tf.InvalidArgumentError, match=f"index {np.iinfo(name).max}"):
+            tf.take(x, tf.asarray(top), axis=1)
+
+
+def test_uint64_indices_above_int64_max_are_out_of_range_not_wrapped():
+    x = tf.asarray(np.arange(4.0))
+    big = np.array([2**63], np.uint64)
+    with pytest.raises(tf.InvalidArgumentError, match="index 9223372036854775808"):
+        tf.take(x, tf.asarray(big))
+    with pytest.raises(IndexError, match="index 9223372036854775808 is out of bounds"):
+        x[big]
+    with pytest.raises(tf.InvalidArgumentError, match="index 9223372036854775808"):
+        tf.one_hot(tf.asarray(big), 4)
+    # bool stays a mask, never an index dtype of the ops.
+    with pytest.raises(tf.DTypeMismatchError, match="integer dtype"):
+        tf.take(x, tf.asarray(np.array([True, False, True, False])))
+
+
+# ---- a Python int beside an integer array takes its dtype (NEP 50, NumPy 2) ----
+
+
+def _arith_ops():
+    return [
+        ("add", lambda x, v: x + v), ("add", lambda x, v: v + x),
+        ("sub", lambda x, v: x - v), ("sub", lambda x, v: v - x),
+        ("mul", lambda x, v: x * v), ("mul", lambda x, v: v * x),
+        ("floor_divide", lambda x, v: x // v), ("floor_divide", lambda x, v: v // x),
+        ("remainder", lambda x, v: x % v), ("remainder", lambda x, v: v % x),
+        ("pow", lambda x, v: x ** v), ("pow", lambda x, v: v ** x),
+        ("bitwise_and", lambda x, v: x & v), ("bitwise_or", lambda x, v: v | x),
+        ("bitwise_xor", lambda x, v: x ^ v),
+        ("bitwise_left_shift", lambda x, v: x << v),
+        ("bitwise_right_shift", lambda x, v: v >> x),
+        ("maximum", lambda x, v: tf.maximum(x, v)), ("minimum", lambda x, v: tf.minimum(v, x)),
+        ("floor_divide", lambda x, v: tf.floor_divide(x, v)),
+        ("remainder", lambda x, v: tf.remainder(v, x)),
+        ("add", lambda x, v: tf.add(x, v)), ("sub", lambda x, v: tf.subtract(v, x)),
+    ]
+
+
+@pytest.mark.parametrize("name", INTS)
+def test_out_of_range_python_ints_are_overflow_errors_in_arithmetic(name):
+    info = np.iinfo(name)
+    a = np.array([info.min, 1, info.max], name)
+    for v in (info.max + 1, info.min - 1, 10**30, -(10**30)):
+        for op, f in _arith_ops():
+            x = tf.asarray(a.copy())
+            with pytest.raises(OverflowError, match=f"{op}: Python integer {v} out of bounds "
+                                                    f"for {name}"):
+                f(x, v)
+        # In-place forms too; the array is unchanged.
+        for f in (lambda x: x.__iadd__(v), lambda x: x.__isub__(v), lambda x: x.__imul__(v),
+                  lambda x: x.__ifloordiv__(v), lambda x: x.__imod__(v),
+                  lambda x: x.__iand__(v), lambda x: x.__ior__(v), lambda x: x.__ipow__(v)):
+            x = tf.asarray(a.copy())
+            with pytest.raises(OverflowError, match=f"out of bounds for {name}"):
+                f(x)
+            np.testing.assert_array_equal(np.asarray(x), a)
+    # The ends of the range are the dtype's own values (wrapping as NumPy).
+    x = tf.asarray(a)
+    with np.errstate(all="ignore"):
+        for v in (info.max, info.min):
+            got = x + v
+            assert np.asarray(got).dtype == np.dtype(name)
+            np.testing.assert_array_equal(np.asarray(got), a + np.array(v, name))
+    # Ops that compute integers in float64 take the int as a number (NumPy 2 casts it to the
+    # float loop's dtype there).
+    np.testing.assert_allclose(np.asarray(x / (info.max + 1)), a / float(info.max + 1))
+
+
+@pytest.mark.parametrize("name", INTS)
+def test_comparisons_with_out_of_range_python_ints_are_exact(name):
+    info = np.iinfo(name)
+    a = np.array([info.min, 0, info.max], name)
+    x = tf.asarray(a)
+    ints = [int(v) for v in a]
+    comparisons = [
+        (lambda x, v: x == v, lambda p, v: p == v), (lambda x, v: x != v, lambda p, v: p != v),
+        (lambda x, v: x < v, lambda p, v: p < v), (lambda x, v: x <= v, lambda p, v: p <= v),
+        (lambda x, v: x > v, lambda p, v: p > v), (lambda x, v: x >= v, lambda p, v: p >= v),
+        (lambda x, v: v < x, lambda p, v: v < p), (lambda x, v: v >= x, lambda p, v: v >= p),
+        (lambda x, v: v == x, lambda p, v: v == p),
+        (lambda x, v: tf.less(x, v), lambda p, v: p < v),
+        (lambda x, v: tf.greater_equal(v, x), lambda p, v: v >= p),
+    ]
+    for v in (info.max + 1, info.min - 1, 2**64, -(2**64), 10**400):
+        for f, want in comparisons:
+            got = f(x, v)
+            assert got.dtype == tf.bool and tuple(got.shape) == (3,)
+            np.testing.assert_array_equal(np.asarray(got), [want(p, v) for p in ints])
+
+
+def test_uint64_beside_python_ints_beyond_int64_and_2_53_is_exact():
+    a = np.array([1, 2**64 - 1, 2**63 + 5], np.uint64)
+    x = tf.asarray(a)
+    np.testing.assert_array_equal(np.asarray(x == 2**64 - 1), [False, True, False])
+    np.testing.assert_array_equal(np.asarray(x < 2**63 + 5), [True, False, False])
+    got = x - (2**63 + 1)
+    assert np.asarray(got).dtype == np.uint64
+    np.testing.assert_array_equal(np.asarray(got), a - np.uint64(2**63 + 1))
+    got = x + 2**60  # an int int64 holds beside uint64 keeps uint64 (it was float64)
+    assert np.asarray(got).dtype == np.uint64
+    np.testing.assert_array_equal(np.asarray(got), a + np.uint64(2**60))
+    y = tf.asarray(a.copy())
+    y -= 2**63 + 1
+    np.testing.assert_array_equal(np.asarray(y), a - np.uint64(2**63 + 1))
+
+
+@pytest.mark.parametrize("args", [(2**64 - 5, 2**64 - 1), (2**63 + 10, 2**63, -3),
+                                  (0, 2**64 - 1, 2**62), (2**53 + 1, 2**53 + 4),
+                                  (2**64 - 1, 2**64 - 10, -1), (9,)])
+def test_arange_of_uint64_beyond_2_53_is_exact(args):
+    got = tf.arange(*args, dtype=tf.uint64)
+    want = np.arange(*args, dtype=np.uint64)
+    assert np.asarray(got).dtype == np.uint64
+    np.testing.assert_array_equal(np.asarray(got), want)
