@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "tenferro/ops/elementwise.hpp"
 #include "tenferro/ops/reduce.hpp"
 #include "tenferro/ops/structural.hpp"
 
@@ -218,7 +219,11 @@ EinsumProgram lower_einsum(const einsum::Network& net, std::span<const einsum::S
 
 Tensor EinsumProgram::run(std::span<const Tensor> operands) const {
   SmallVector<Tensor, 8> slots(static_cast<std::size_t>(num_slots));
-  for (std::size_t k = 0; k < operands.size(); ++k) slots[k] = operands[k];
+  // Mixed dtypes: every operand in the result's dtype first (NumPy's rule), so no intermediate
+  // runs in a narrower dtype than the result and the value does not depend on the path (f32 x f32
+  // first, then c128, gave a c128 result with f32 rounding).
+  for (std::size_t k = 0; k < operands.size(); ++k)
+    slots[k] = operands[k].dtype() == output_dtype ? operands[k] : cast(operands[k], output_dtype);
   for (const EinsumInstr& in : instrs) {
     Tensor x = std::move(slots[static_cast<std::size_t>(in.a)]);
     Tensor& out = slots[static_cast<std::size_t>(in.out)];

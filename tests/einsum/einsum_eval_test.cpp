@@ -85,6 +85,20 @@ TEST(EinsumEval, StridedOperandsAndMixedDtypes) {
       matches(einsum("ij,jk,kl->il", ops), reference_einsum("ij,jk,kl->il", ops), DType::c128));
 }
 
+// Mixed dtypes are computed in the result's dtype whatever the path: sequential used to contract
+// the two f32 operands in f32 first, so the f64 result had f32 rounding (~1e-7 relative).
+TEST(EinsumEval, MixedDtypesDoNotDependOnThePath) {
+  const std::vector<Tensor> ops = {randn({6, 40}, 1, DType::f32), randn({40, 30}, 2, DType::f32),
+                                   randn({30, 5}, 3, DType::f64)};
+  const auto ref = reference_einsum("ij,jk,kl->il", ops);
+  for (EinsumStrategy s :
+       {EinsumStrategy::sequential, EinsumStrategy::optimal, EinsumStrategy::greedy}) {
+    const Tensor r = einsum("ij,jk,kl->il", ops, EinsumOptions{.strategy = s});
+    EXPECT_EQ(r.dtype(), DType::f64);
+    EXPECT_TRUE(matches(r, ref, DType::f64)) << static_cast<int>(s);
+  }
+}
+
 TEST(EinsumEval, VariadicAndInitializerListForms) {
   Tensor a = randn({3, 4}, 1), b = randn({4, 2}, 2);
   const auto ref = reference_einsum("ij,jk->ik", {a, b});
