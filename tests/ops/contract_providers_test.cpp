@@ -385,9 +385,87 @@ void batch_2x2_matches_per_matrix_kernel() {
     }
 }
 
+// One operand the same matrix for the whole batch (batch stride 0, as the broadcast cotangent of
+// a sum()): row-major, transposed, or every element one value (strides 0, a broadcast scalar).
+// The result must be bitwise the per-matrix kernel's on explicit copies of that matrix.
+template <class T>
+void uniform_2x2_matches_per_matrix_kernel() {
+  std::mt19937_64 rng(9);
+  const std::int64_t strides[][2] = {{2, 1}, {1, 2}, {0, 0}};
+  for (std::int64_t batch : {1, 3, 4, 7, 8, 9, 16, 17, 33})
+    for (int side = 0; side < 2; ++side)         // 0: A uniform, 1: B uniform
+      for (int order = 0; order < 6; ++order) {  // uniform strides x packed storage order
+        const auto& us = strides[order % 3];
+        const bool tp = order >= 3;
+        std::vector<T> u(4), packed(static_cast<std::size_t>(4 * batch));
+        for (T& v : u) v = random_value<T>(rng);
+        for (T& v : packed) v = random_value<T>(rng);
+        // The uniform matrix as the kernels read it, and as explicit per-matrix copies (stride 5).
+        auto uni = [&](std::int64_t r, std::int64_t c) {
+          return u[static_cast<std::size_t>(r * us[0] + c * us[1])];
+        };
+        std::vector<T> copies(static_cast<std::size_t>(5 * batch)), stored(packed.size());
+        std::vector<T> logical(packed.size());
+        for (std::int64_t i = 0; i < batch; ++i)
+          for (std::int64_t r = 0; r < 2; ++r)
+            for (std::int64_t c = 0; c < 2; ++c) {
+              copies[static_cast<std::size_t>(5 * i + 2 * r + c)] = uni(r, c);
+              const auto at = static_cast<std::size_t>(4 * i + 2 * r + c);
+              logical[at] = packed[at];
+              stored[static_cast<std::size_t>(tp ? 4 * i + r + 2 * c : 4 * i + 2 * r + c)] =
+                  packed[at];
+            }
+        auto problem = [&](bool explicit_copies, T* c) {
+          GemmProblem p;
+          p.dtype = dtype_v<T>;
+          p.m = p.n = p.k = 2;
+          const T* uni_ptr = explicit_copies ? copies.data() : u.data();
+          const std::int64_t urs = explicit_copies ? 2 : us[0], ucs = explicit_copies ? 1 : us[1];
+          const std::int64_t ubatch = explicit_copies ? 5 : 0;
+          const T* pk = explicit_copies ? logical.data() : stored.data();
+          const std::int64_t prs = !explicit_copies && tp ? 1 : 2;
+          const std::int64_t pcs = !explicit_copies && tp ? 2 : 1;
+          p.a = side == 0 ? uni_ptr : pk;
+          p.b = side == 0 ? pk : uni_ptr;
+          p.a_rs = side == 0 ? urs : prs;
+          p.a_cs = side == 0 ? ucs : pcs;
+          p.b_rs = side == 0 ? prs : urs;
+          p.b_cs = side == 0 ? pcs : ucs;
+          p.c = c;
+          p.c_rs = 2;
+          p.c_cs = 1;
+          p.batch_shape = {batch};
+          p.batch_a = {side == 0 ? ubatch : 4};
+          p.batch_b = {side == 0 ? 4 : ubatch};
+          p.batch_c = {4};
+          return p;
+        };
+        std::vector<T> want(packed.size(), T(7)), got(packed.size(), T(7));
+        ASSERT_TRUE(detail::gemm_small(problem(true, want.data()), 0, batch));
+        ASSERT_TRUE(detail::gemm_small(problem(false, got.data()), 0, batch));
+        EXPECT_EQ(got, want) << "batch " << batch << " side " << side << " order " << order;
+        for (std::int64_t i = 0; i < batch; ++i) {  // and the definition, to rounding
+          const T* x = &logical[static_cast<std::size_t>(4 * i)];
+          const T e01 =
+              side == 0 ? uni(0, 0) * x[1] + uni(0, 1) * x[3] : x[0] * uni(0, 1) + x[1] * uni(1, 1);
+          EXPECT_EQ(want[static_cast<std::size_t>(4 * i + 1)], e01);
+        }
+        const std::int64_t b0 = batch / 3, b1 = batch - batch / 4;
+        std::vector<T> part(packed.size(), T(7));
+        ASSERT_TRUE(detail::gemm_small(problem(false, part.data()), b0, b1));
+        for (std::int64_t i = 0; i < batch; ++i)
+          for (std::int64_t e = 0; e < 4; ++e) {
+            const auto at = static_cast<std::size_t>(4 * i + e);
+            EXPECT_EQ(part[at], i >= b0 && i < b1 ? want[at] : T(7)) << batch << " " << i;
+          }
+      }
+}
+
 TEST(ContractKernels, Batched2x2LanesKernelIsThePerMatrixKernelBitwise) {
   batch_2x2_matches_per_matrix_kernel<float>();
   batch_2x2_matches_per_matrix_kernel<double>();
+  uniform_2x2_matches_per_matrix_kernel<float>();
+  uniform_2x2_matches_per_matrix_kernel<double>();
 }
 
 template <class T>

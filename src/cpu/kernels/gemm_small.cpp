@@ -99,9 +99,10 @@ template <class T, int S, bool Contig>
 // batch], gemm_small_simd.cpp), the tail above.
 template <class T, bool TA, bool TB>
 void batch_2x2_kernel(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
-  const std::int64_t done = kernels::simd::gemm_2x2<T, TA, TB>(
-      static_cast<const T*>(p.a) + 4 * b0, static_cast<const T*>(p.b) + 4 * b0,
-      static_cast<T*>(p.c) + 4 * b0, b1 - b0);
+  static const auto lanes = kernels::simd::gemm_2x2<T, TA, TB>();
+  const std::int64_t done =
+      lanes(static_cast<const T*>(p.a) + 4 * b0, static_cast<const T*>(p.b) + 4 * b0,
+            static_cast<T*>(p.c) + 4 * b0, b1 - b0);
   if (b0 + done < b1) small_kernel<T, 2, !TA && !TB>(p, b0 + done, b1);
 }
 
@@ -122,6 +123,35 @@ bool packed_2x2_batch(const GemmProblem& p) {
          packed_2x2(p.a_rs, p.a_cs) && packed_2x2(p.b_rs, p.b_cs) && p.c_rs == 2 && p.c_cs == 1;
 }
 
+// One operand the same 2x2 matrix for the whole batch (batch stride 0, any element strides: the
+// broadcast cotangent of a sum()), the other packed (Note [Tiny GEMM across the batch]).
+template <class T, bool UA, bool TP>
+void batch_2x2_uniform_kernel(const GemmProblem& p, std::int64_t b0, std::int64_t b1) {
+  const auto* U = static_cast<const T*>(UA ? p.a : p.b);
+  const std::int64_t rs = UA ? p.a_rs : p.b_rs, cs = UA ? p.a_cs : p.b_cs;
+  const T u[4] = {U[0], U[cs], U[rs], U[rs + cs]};
+  const auto* packed = static_cast<const T*>(UA ? p.b : p.a) + 4 * b0;
+  static const auto lanes = kernels::simd::gemm_2x2_uniform<T, UA, TP>();
+  const std::int64_t done = lanes(u, packed, static_cast<T*>(p.c) + 4 * b0, b1 - b0);
+  if (b0 + done < b1) small_kernel<T, 2, false>(p, b0 + done, b1);
+}
+
+// A batch of real 2x2 products with one operand uniform and the other packed, C packed.
+bool uniform_2x2_batch(const GemmProblem& p) {
+  if (p.batch_shape.size() != 1 || p.batch_c[0] != 4 || p.c_rs != 2 || p.c_cs != 1) return false;
+  if (p.batch_a[0] == 0) return p.batch_b[0] == 4 && packed_2x2(p.b_rs, p.b_cs);
+  return p.batch_b[0] == 0 && p.batch_a[0] == 4 && packed_2x2(p.a_rs, p.a_cs);
+}
+
+template <class T>
+SmallGemmFn batch_2x2_uniform_kernel_for(const GemmProblem& p) {
+  if (p.batch_a[0] == 0)
+    return p.b_rs == 1 ? &batch_2x2_uniform_kernel<T, true, true>
+                       : &batch_2x2_uniform_kernel<T, true, false>;
+  return p.a_rs == 1 ? &batch_2x2_uniform_kernel<T, false, true>
+                     : &batch_2x2_uniform_kernel<T, false, false>;
+}
+
 template <class T, int S>
 constexpr SmallGemmFn square(bool contig) {
   return contig ? &small_kernel<T, S, true> : &small_kernel<T, S, false>;
@@ -139,6 +169,8 @@ SmallGemmFn pick(const GemmProblem& p) {
     case 2:
       if constexpr (!is_complex_v<T>)
         if (packed_2x2_batch(p)) return batch_2x2_kernel_for<T>(p);
+      if constexpr (!is_complex_v<T>)
+        if (uniform_2x2_batch(p)) return batch_2x2_uniform_kernel_for<T>(p);
       return square<T, 2>(contig);
     case 3:
       return square<T, 3>(contig);

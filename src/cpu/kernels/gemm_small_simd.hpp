@@ -12,7 +12,18 @@ namespace tenferro::detail::kernels::simd {
 /// matrices only and returns how many it did (a multiple of the lane count, <= count): the caller
 /// finishes the rest. Bitwise the scalar small_kernel's products (two rounded products, then one
 /// rounded sum per element). Defined for T = float, double.
+/// Given as the function of the CPU's Highway target, chosen once: callers keep the pointer (a
+/// function-local static), so a call costs no dispatch.
+template <class T>
+using Gemm2x2Fn = std::int64_t (*)(const T* a, const T* b, T* c, std::int64_t count);
 template <class T, bool TA, bool TB>
-std::int64_t gemm_2x2(const T* a, const T* b, T* c, std::int64_t count);
+Gemm2x2Fn<T> gemm_2x2();
+
+/// As gemm_2x2 with one operand the same matrix for every product: u holds its four elements
+/// (u00, u01, u10, u11). UA: u is A (c[i] = u @ packed[i]), else B (c[i] = packed[i] @ u); TP:
+/// `packed` is stored transposed.
+/// (The same function type: a is u when UA, else packed.)
+template <class T, bool UA, bool TP>
+Gemm2x2Fn<T> gemm_2x2_uniform();
 
 }  // namespace tenferro::detail::kernels::simd
