@@ -37,6 +37,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 
@@ -144,12 +145,61 @@ inline void run_operation_body(const BackendState& st, FunctionRef<void(ExecCont
 /// The non-template core of run_operation (admission.cpp).
 void run_operation_impl(const BackendState& state, FunctionRef<void(ExecContext&)> body);
 
+/// The shared execution scope's record on the thread that runs its callback (Note [Operation
+/// loan] in scope.hpp); installed and cleared by scope.cpp.
+struct ScopeRecord {
+  std::uint64_t identity = 0;
+  std::shared_ptr<Engine> engine;
+  ResourcePermit permit;
+  bool operation_active = false;
+};
+/// This thread's scope record while tls_admission.scope_active, else null. A plain pointer
+/// (constinit, trivially destructible): reading it costs no TLS wrapper call.
+extern thread_local constinit ScopeRecord* tls_scope_record;
+
+/// Sets the record's operation_active for one loaned operation or session.
+class OperationLoan {
+ public:
+  explicit OperationLoan(ScopeRecord& r) noexcept : r_(r) { r_.operation_active = true; }
+  ~OperationLoan() { r_.operation_active = false; }
+  OperationLoan(const OperationLoan&) = delete;
+  OperationLoan& operator=(const OperationLoan&) = delete;
+
+ private:
+  ScopeRecord& r_;
+};
+
+/// Note [Inline loan]: the record to lend from when an operation on `st` inside this thread's
+/// scope can take its loan with nothing to report -- the same decisions run_operation_impl and
+/// run_operation_on_loan make, in their order, for the one outcome that is not an error or a
+/// fall-through: no fork since `st` was made, no operation or session running on this thread,
+/// the scope's own engine and permit, its loan free. Null sends the caller to the full path,
+/// which makes the same checks again and reports whatever failed. Inline, so that an eager op in
+/// a scope reaches its body without the type-erased layers of the general path.
+inline ScopeRecord* inline_loan(const BackendState& st) noexcept {
+  const ThreadAdmission& t = tls_admission;
+  if (!t.scope_active || t.in_operation || t.session != nullptr) return nullptr;
+  ScopeRecord* r = tls_scope_record;
+  if (r == nullptr || r->operation_active || r->identity != st.id ||
+      r->engine.get() != st.engine.get() || !r->permit.valid() ||
+      st.fork_generation != fork_generation())
+    return nullptr;
+  return r;
+}
+
 /// Runs body(ExecContext&) admitted on `backend` (see the header comment) and returns its value
 /// unchanged. `backend` must outlive the call.
 template <class F>
 decltype(auto) run_operation(const CpuBackend& backend, F&& body) {
   using R = std::invoke_result_t<F&, ExecContext&>;
-  return call_through<R>([&](auto& cb) { run_operation_impl(BackendAccess::state(backend), cb); },
+  const BackendState& st = BackendAccess::state(backend);
+  if (ScopeRecord* r = inline_loan(st)) {  // Note [Inline loan]
+    OperationLoan loan(*r);
+    EngineBorrow borrow(st);
+    InOperation op;
+    return static_cast<R>(body(borrow.ctx()));
+  }
+  return call_through<R>([&](auto& cb) { run_operation_impl(st, cb); },
                          [&](ExecContext& c) -> R { return body(c); });
 }
 

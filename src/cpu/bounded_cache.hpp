@@ -73,9 +73,30 @@ class BoundedCache {
   /// a loop): no hash, no probe of the index, the order already right.
   template <class Pred>
   V* find_front(Pred&& matches) {
-    if (order_.empty() || !matches(order_.front().first)) return nullptr;
-    ++stats_.hits;
-    return &order_.front().second;
+    return find_recent(std::forward<Pred>(matches), 1);
+  }
+  /// find_front over the `n` most recently used entries, newest first; a match becomes the most
+  /// recently used. For a few ops that alternate in a loop (an autodiff step's forward and
+  /// backward ops): each finds itself among the last few without hashing.
+  template <class Pred>
+  V* find_recent(Pred&& matches, std::size_t n) {
+    auto it = order_.begin();
+    for (std::size_t i = 0; i < n && it != order_.end(); ++i, ++it) {
+      if (!matches(it->first)) continue;
+      ++stats_.hits;
+      if (i != 0) order_.splice(order_.begin(), order_, it);
+      return &it->second;
+    }
+    return nullptr;
+  }
+  /// find, also giving the key (now most recently used), or {null, null}. The caller may change
+  /// the key only in ways that keep its hash and its equality with every probe (eager_cache.cpp
+  /// swaps a layout record for an equal one).
+  template <class Q = K>
+  std::pair<K*, V*> find_entry(const Q& key) {
+    V* v = find(key);
+    if (v == nullptr) return {nullptr, nullptr};
+    return {&order_.front().first, v};
   }
   /// Inserts or replaces; evicts the least recently used entry beyond capacity. Null (nothing
   /// kept) when the capacity is 0.

@@ -8,20 +8,12 @@
 #include "tenferro/error.hpp"
 
 namespace tenferro::detail {
+
+thread_local constinit ScopeRecord* tls_scope_record = nullptr;
+
 namespace {
 
 thread_local std::optional<ScopeRecord> tls_scope;
-
-class OperationLoan {
- public:
-  explicit OperationLoan(ScopeRecord& r) noexcept : r_(r) { r_.operation_active = true; }
-  ~OperationLoan() { r_.operation_active = false; }
-  OperationLoan(const OperationLoan&) = delete;
-  OperationLoan& operator=(const OperationLoan&) = delete;
-
- private:
-  ScopeRecord& r_;
-};
 
 // Installs the record on the executor thread; on exit hands the permit back to the Admission and
 // clears the record, whether the callback returned or threw.
@@ -30,10 +22,12 @@ class ScopeInstall {
   ScopeInstall(std::uint64_t identity, std::shared_ptr<Engine> engine, ResourcePermit& permit)
       : permit_(permit) {
     tls_scope.emplace(ScopeRecord{identity, std::move(engine), std::move(permit), false});
+    tls_scope_record = &*tls_scope;
     tls_admission.scope_active = true;
   }
   ~ScopeInstall() {
     tls_admission.scope_active = false;
+    tls_scope_record = nullptr;
     permit_ = std::move(tls_scope->permit);
     tls_scope.reset();
   }

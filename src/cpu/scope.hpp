@@ -35,13 +35,6 @@
 
 namespace tenferro::detail {
 
-struct ScopeRecord {
-  std::uint64_t identity = 0;
-  std::shared_ptr<Engine> engine;
-  ResourcePermit permit;
-  bool operation_active = false;
-};
-
 /// Runs `body` on an operation loan of this thread's scope. Returns false (nothing done) when the
 /// scope's loan is already active, so the caller falls through to the standalone path. Throws
 /// Error{RuntimeState} when `state` is not the scope's witness.

@@ -59,9 +59,12 @@ DotGeneralParams plain_params(DotDims dims) {
 
 // [B, m, k] x [B, k, n].
 const DotGeneralPrim& batched_matmul_prim() {
-  static const DotGeneralPrim prim(plain_params(DotDims{{0}, {0}, {2}, {1}}));
-  static const bool marked = prim.mark_static();
-  (void)marked;
+  // One function-local static (one guard to check per call), marked when it is made.
+  static const DotGeneralPrim& prim = [] -> const DotGeneralPrim& {
+    static const DotGeneralPrim p(plain_params(DotDims{{0}, {0}, {2}, {1}}));
+    p.mark_static();
+    return p;
+  }();
   return prim;
 }
 // matmul of operands of rank <= 2: a's last dimension with b's first.

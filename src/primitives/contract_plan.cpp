@@ -299,22 +299,38 @@ void dot_general_kernel(ExecContext& ctx, const Tensor& a, const Tensor& b,
 namespace {
 // The direct case with its GEMM problem built once (Note [Eager cache]): a call only points it
 // at the operands and the output.
+// A problem below kGemmParallelMinFlops never fans out (run_gemm_units), so its small kernel is
+// called here over the whole batch, as run_small_gemm would, without the calls in between.
 class PreparedGemm final : public PreparedKernel {
  public:
-  explicit PreparedGemm(GemmProblem p) : p_(std::move(p)), small_(small_gemm_kernel(p_)) {}
+  PreparedGemm(GemmProblem p, std::int64_t a_item, std::int64_t b_item, std::int64_t c_item)
+      : p_(std::move(p)),
+        small_(small_gemm_kernel(p_)),
+        inline_batch_(small_ && p_.flops() < kGemmParallelMinFlops ? p_.batch() : -1),
+        a_item_(a_item),
+        b_item_(b_item),
+        c_item_(c_item) {}
   void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
-    p_.a = raw_data(*in[0]);
-    p_.b = raw_data(*in[1]);
-    p_.c = raw_data(out[0]);
-    if (small_)
+    // The tensors' dtypes are the prepared ones (a prepared kernel runs only on the layouts it
+    // was made for), so their item sizes are known.
+    p_.a = static_cast<char*>(in[0]->storage()->data) + in[0]->offset() * a_item_;
+    p_.b = static_cast<char*>(in[1]->storage()->data) + in[1]->offset() * b_item_;
+    p_.c = static_cast<char*>(out[0].storage()->data) + out[0].offset() * c_item_;
+    if (inline_batch_ >= 0 && !t_has_override) {
+      small_(p_, 0, inline_batch_);
+      t_last_provider = kSmallGemmProviderName;
+    } else if (small_) {
       run_small_gemm(ctx, p_, small_);
-    else
+    } else {
       run_gemm(ctx, p_);
+    }
   }
 
  private:
   GemmProblem p_;
   SmallGemmFn small_;  // the small_fixed provider's kernel, or null: the provider chain decides
+  std::int64_t inline_batch_;              // the batch when small_ runs inline, else -1
+  std::int64_t a_item_, b_item_, c_item_;  // bytes per element of the operands and the output
 };
 }  // namespace
 
@@ -327,7 +343,10 @@ std::unique_ptr<PreparedKernel> prepare_dot_general(const Tensor& a, const Tenso
     if (a.shape()[static_cast<std::size_t>(x)] == 0) return nullptr;  // k == 0: execute() zeroes
   GemmProblem p = problem_header(a, b, prm, out.dtype);
   if (!plan_direct(a, b, d, out.dtype, contiguous_strides(out.shape), p.dtype, p)) return nullptr;
-  return std::make_unique<PreparedGemm>(std::move(p));
+  return std::make_unique<PreparedGemm>(std::move(p),
+                                        static_cast<std::int64_t>(dtype_size(a.dtype())),
+                                        static_cast<std::int64_t>(dtype_size(b.dtype())),
+                                        static_cast<std::int64_t>(dtype_size(out.dtype)));
 }
 
 }  // namespace tenferro::detail

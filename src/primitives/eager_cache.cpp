@@ -79,21 +79,28 @@ bool EagerKeyEq::operator()(const EagerProbe& a, const EagerKey& b) const {
 void eager_execute(ExecContext& ctx, const Primitive& p, InputRefs in,
                    std::span<const Tensor> in_span, TensorList& out) {
   auto& cache = ctx.cache<EagerCache>().map;
-  // The front slot: an op repeated in a loop meets its own entry first, usually with the very
-  // layout records it holds (the outputs of the last hit, or the same inputs). Records compared
-  // by pointer only, so this hashes nothing; anything else falls through to the full lookup.
+  // The recent slots: an op repeated in a loop meets its own entry among the last few, usually
+  // with the very layout records it holds (the outputs of an earlier hit, or the same inputs).
+  // Records compared by pointer only, so this hashes nothing; anything else falls through to the
+  // full lookup.
   const auto same_as_front = [&](const EagerKey& k) {
     if (k.inputs.size() != in.size()) return false;
     for (std::size_t i = 0; i < in.size(); ++i)
       if (k.inputs[i].get() != in[i]->layout()) return false;
     return same_primitive(p, *k.primitive);
   };
-  if (EagerEntry* hit = cache.find_front(same_as_front)) {
+  if (EagerEntry* hit = cache.find_recent(same_as_front, kEagerRecentSlots)) {
     run_entry(ctx, p, *hit, in, in_span, out);
     return;
   }
   const std::uint64_t hash = eager_key_hash(p, in);
-  if (EagerEntry* hit = cache.find(EagerProbe{hash, p, in})) {
+  if (auto [key, hit] = cache.find_entry(EagerProbe{hash, p, in}); hit != nullptr) {
+    // Note [Refreshed key records]: the key now holds the records this call brought (equal
+    // layouts, so the hash and every comparison stay as they were). A value that is made anew
+    // each time with a fresh record (a broadcast view of a cotangent in a backward pass) then
+    // meets its entry in the recent slots when it is used again before it dies.
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (key->inputs[i].get() != in[i]->layout()) key->inputs[i] = in[i]->layout_ref();
     run_entry(ctx, p, *hit, in, in_span, out);
     return;
   }

@@ -16,8 +16,10 @@
 // Layouts compare by record first (Note [Layout record]): in a loop the inputs usually carry the
 // very records the key holds, the outputs of an earlier hit; other records compare dtype, shape
 // and strides. The hash is the records' own (made once per record). Before any hashing, the
-// most recently used entry is tried with pointer comparisons alone (BoundedCache::find_front):
-// an op in a loop finds itself there.
+// kEagerRecentSlots most recently used entries are tried with pointer comparisons alone
+// (BoundedCache::find_recent): an op in a loop, or the few ops of an autodiff step, find
+// themselves there. A hashed hit stores the caller's records in the key (Note [Refreshed key
+// records] in eager_cache.cpp), so the next use of the same values also hits by pointer.
 // The cache lives in the engine, so it is reached only under the engine borrow (no locking) and a
 // prepared kernel may keep scratch state. Capacity: kEagerCacheCapacity entries per engine.
 #pragma once
@@ -31,6 +33,9 @@
 namespace tenferro::detail {
 
 inline constexpr std::size_t kEagerCacheCapacity = 256;
+/// How many most recently used entries a lookup tries by pointer before hashing (Note [Eager
+/// cache]): enough for the distinct ops of a small autodiff step (sum(bmm): five).
+inline constexpr std::size_t kEagerRecentSlots = 6;
 
 /// One output's cached layout: everything a fresh contiguous output needs. Every output of
 /// every hit shares this record (Note [Layout record]).

@@ -154,6 +154,30 @@ TEST(BoundedCache, EvictsLeastRecentlyUsedAndCounts) {
   EXPECT_EQ(c.size(), 0u);
 }
 
+// find_recent tries only the n most recently used entries, newest first, moves a match to the
+// front, and counts a hit; find_entry gives the key of a hashed hit.
+TEST(BoundedCache, RecentSlotsAndFindEntry) {
+  detail::BoundedCache<int, std::string> c(8);
+  for (int k = 1; k <= 4; ++k) c.insert(k, std::to_string(k));  // order: 4 3 2 1
+  auto is = [](int want) { return [want](int k) { return k == want; }; };
+  EXPECT_EQ(c.find_recent(is(1), 3), nullptr);  // fourth from the front: outside 3 slots
+  ASSERT_NE(c.find_recent(is(2), 3), nullptr);  // third: found, now the front
+  EXPECT_EQ(*c.find_front(is(2)), "2");
+  EXPECT_EQ(c.find_front(is(4)), nullptr);  // 4 is second now
+  ASSERT_NE(c.find_recent(is(1), 4), nullptr);
+  EXPECT_EQ(c.stats().hits, 3u);
+  EXPECT_EQ(c.stats().misses, 0u);  // the recent slots never count a miss
+  auto [key, value] = c.find_entry(3);
+  ASSERT_NE(key, nullptr);
+  EXPECT_EQ(*key, 3);
+  EXPECT_EQ(*value, "3");
+  EXPECT_EQ(*c.find_front(is(3)), "3");  // a hashed hit is the front too
+  auto [none_key, none_value] = c.find_entry(9);
+  EXPECT_EQ(none_key, nullptr);
+  EXPECT_EQ(none_value, nullptr);
+  EXPECT_EQ(c.find_recent(is(9), 100), nullptr);  // more slots than entries
+}
+
 TEST(BoundedCache, EngineCachesPersistAcrossOperationsAndClear) {
   CpuBackend b = make();
   CpuBackend copy = b;

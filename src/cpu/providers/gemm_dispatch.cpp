@@ -7,15 +7,17 @@
 
 namespace tenferro {
 namespace detail {
+
+thread_local constinit std::string_view t_last_provider = "none";
+thread_local constinit bool t_has_override = false;
+
 namespace {
 
-thread_local std::string_view t_last_provider = "none";
 thread_local std::span<const GemmProvider* const> t_override;
-thread_local bool t_has_override = false;
 
 class SmallProvider final : public GemmProvider {
  public:
-  std::string_view name() const noexcept override { return "small_fixed"; }
+  std::string_view name() const noexcept override { return kSmallGemmProviderName; }
   GemmStatus try_gemm(ExecContext& ctx, const GemmProblem& p) const override {
     if (p.m > 8 || p.n > 8 || p.k > 8) return GemmStatus::unsupported;
     // m <= 8 never splits rows (row blocks hold >= 16 rows), so units are whole matrices.

@@ -60,6 +60,14 @@ void run_gemm(ExecContext& ctx, const GemmProblem& p);
 /// GEMM): runs it directly unless a provider override is active, which then decides as usual.
 void run_small_gemm(ExecContext& ctx, const GemmProblem& p, SmallGemmFn kernel);
 
+/// The provider that ran this thread's last GEMM (last_gemm_provider()), and whether a provider
+/// override (GemmProviderOverride) is active on it: gemm_dispatch.cpp's state, declared here so
+/// that a prepared tiny GEMM reads it inline.
+extern thread_local constinit std::string_view t_last_provider;
+/// The small_fixed provider's name().
+inline constexpr std::string_view kSmallGemmProviderName = "small_fixed";
+extern thread_local constinit bool t_has_override;
+
 /// Per-matrix multiply-adds from which the openblas provider takes a problem. Measured
 /// (docs/providers.md): single-threaded OpenBLAS beats the native blocked kernel from about
 /// 12^3 on; below ~10^3 its per-call overhead dominates.
