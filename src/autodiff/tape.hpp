@@ -43,7 +43,7 @@
 // refers to the leaf (a reference cycle): reset it with zero_grad_() when done.
 //
 // Note [Cheap tape]: a node and its outputs' aux blocks come from per-thread free lists (Note
-// [Tape pool]); primitives up to kInlinePrimitive (352) bytes are copied into the node itself
+// [Tape pool]); primitives up to kInlinePrimitive (368) bytes are copied into the node itself
 // (Primitive::clone_into), larger ones are shared with one allocation (Primitive::share).
 // Backward keeps its work lists in SmallVectors and cotangent slots in the nodes.
 #pragma once
@@ -58,11 +58,11 @@ namespace tenferro::detail {
 
 // Sized for the largest catalog primitive, dot_general (four Dims of dimension numbers and
 // their precomputed masks, Note [dot_general list masks]).
-inline constexpr std::size_t kInlinePrimitive = 352;
+inline constexpr std::size_t kInlinePrimitive = 368;
 
 struct TapeNode : GradFnBase, std::enable_shared_from_this<TapeNode> {
   // User-provided, so that allocate_shared's value-initialisation does not zero the whole node
-  // (prim_buf alone is 352 bytes) before the members' own initialisers run.
+  // (prim_buf alone is 368 bytes) before the members' own initialisers run.
   TapeNode() {}  // NOLINT(modernize-use-equals-default)
   TapeNode(const TapeNode&) = delete;
   TapeNode& operator=(const TapeNode&) = delete;

@@ -43,8 +43,32 @@ std::uint64_t layout_hash(DType dtype, const Dims& shape, const Dims& strides) n
 }  // namespace
 
 void release_layout(Layout* l) noexcept {
+  LayoutRef twin(l->zero_strided.load(std::memory_order_acquire));  // dropped with l
   l->~Layout();
   LayoutBlocks::give(l);
+}
+
+LayoutRef zero_strided_layout(const Layout& l) {
+  Layout* z = l.zero_strided.load(std::memory_order_acquire);
+  if (z == nullptr) {
+    bool zero = true;
+    for (std::int64_t s : l.strides) zero = zero && s == 0;
+    if (zero) {  // its own twin (a reference to itself would keep it alive forever)
+      auto& self = const_cast<Layout&>(l);  // records are shared immutable; the count is not
+      self.refs.fetch_add(1, std::memory_order_relaxed);
+      return LayoutRef(&self);
+    }
+    LayoutRef made = make_layout(l.shape, Dims(l.shape.size(), 0), l.numel, l.dtype);
+    Layout* expected = nullptr;
+    if (l.zero_strided.compare_exchange_strong(expected, const_cast<Layout*>(made.get()),
+                                               std::memory_order_acq_rel)) {
+      z = made.release();  // l owns this reference now
+    } else {
+      z = expected;  // another thread made it first; `made` is dropped
+    }
+  }
+  z->refs.fetch_add(1, std::memory_order_relaxed);
+  return LayoutRef(z);
 }
 
 LayoutRef make_layout(Dims shape, Dims strides, std::int64_t numel, DType dtype) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/alloc.hpp"
+#include "core/pool.hpp"
 
 namespace tenferro {
 namespace {
@@ -22,6 +23,19 @@ void release_heap(Storage* s) noexcept {
   s->~Storage();
   ::operator delete(static_cast<void*>(s));
 }
+
+// Note [Small heap storages]: a payload of at most kSmallBytes (a scalar, a backward seed, a
+// small factory result) lives in a block from a per-thread free list (Note [Tape pool] in
+// core/pool.hpp): header, then the data at the next kAlign boundary. A backward seed costs a
+// heap allocation and a free on every step otherwise.
+constexpr std::size_t kSmallBytes = 64;
+constexpr std::size_t kSmallHeader = (sizeof(Storage) + kAlign - 1) / kAlign * kAlign;
+using SmallBlocks = detail::FreeList<kSmallHeader + kSmallBytes, kAlign>;
+
+void release_small_heap(Storage* s) noexcept {
+  s->~Storage();
+  SmallBlocks::give(s);
+}
 }  // namespace
 
 Storage* heap_storage(std::size_t bytes) { return detail::heap_storage_for(bytes, "heap_storage"); }
@@ -31,6 +45,19 @@ namespace detail {
 // Error{OutOfMemory}; std::bad_alloc does not leave.
 Storage* heap_storage_for(std::size_t bytes, std::string_view op) {
   if (bytes > allocation_limit()) throw_above_limit(op, bytes, allocation_limit());
+  if (bytes <= kSmallBytes) {  // Note [Small heap storages]
+    void* block = nullptr;
+    try {
+      block = SmallBlocks::take();
+    } catch (const std::bad_alloc&) {
+      throw_out_of_memory(op, std::to_string(bytes) + " bytes: the heap is exhausted");
+    }
+    Storage* s = new (block) Storage;
+    s->data = static_cast<char*>(block) + kSmallHeader;
+    s->bytes = bytes;
+    s->release = &release_small_heap;
+    return s;
+  }
   void* block = bytes <= SIZE_MAX - kSlack ? ::operator new(kSlack + bytes, std::nothrow) : nullptr;
   if (block == nullptr)
     throw_out_of_memory(op, std::to_string(bytes) + " bytes: the heap is exhausted");

@@ -182,7 +182,8 @@ struct DotVjpPlan {
   DotGeneralParams fwd;
   std::int64_t x_rank, y_rank;
   DType x_dtype, y_dtype;
-  DotGeneralPrim lhs, rhs;
+  // Shared, so that the eager cache keys on these very objects (Note [Shared dot_general]).
+  std::shared_ptr<const DotGeneralPrim> lhs, rhs;
   Dims lhs_back, rhs_back;  // empty: the result is already in the operand's layout
 };
 
@@ -194,8 +195,10 @@ std::shared_ptr<const DotVjpPlan> make_vjp_plan(const DotGeneralParams& p, const
   DotGeneralParams lhs = transpose_lhs(p, x.dtype(), x_kept, y_kept, lhs_back);
   DotGeneralParams rhs = transpose_rhs(p, y.dtype(), x_kept, y_kept, rhs_back);
   return std::make_shared<const DotVjpPlan>(
-      DotVjpPlan{p, x.rank(), y.rank(), x.dtype(), y.dtype(), DotGeneralPrim(std::move(lhs)),
-                 DotGeneralPrim(std::move(rhs)), std::move(lhs_back), std::move(rhs_back)});
+      DotVjpPlan{p, x.rank(), y.rank(), x.dtype(), y.dtype(),
+                 std::make_shared<const DotGeneralPrim>(std::move(lhs)),
+                 std::make_shared<const DotGeneralPrim>(std::move(rhs)), std::move(lhs_back),
+                 std::move(rhs_back)});
 }
 
 constexpr std::size_t kVjpPlans = 8;
@@ -323,8 +326,8 @@ void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor
   if (!ct[0].defined()) return;
   const Tensor &x = primals[0], &y = primals[1];
   const auto plan = vjp_plan(p_, x, y);  // Note [dot_general VJP plans]
-  if (needs[0]) in_ct[0] = run_transpose(plan->lhs, plan->lhs_back, ct[0], y);
-  if (needs[1]) in_ct[1] = run_transpose(plan->rhs, plan->rhs_back, x, ct[0]);
+  if (needs[0]) in_ct[0] = run_transpose(*plan->lhs, plan->lhs_back, ct[0], y);
+  if (needs[1]) in_ct[1] = run_transpose(*plan->rhs, plan->rhs_back, x, ct[0]);
 }
 
 Tensor dot_general_ex(const Tensor& a, const Tensor& b, DotGeneralParams p) {

@@ -9,6 +9,7 @@
 // conj_lhs directly. Computation happens in promote(lhs, rhs, out) and is then converted.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "primitives/primitive.hpp"
@@ -32,10 +33,20 @@ std::unique_ptr<PreparedKernel> prepare_dot_general(const Tensor& a, const Tenso
                                                     const DotGeneralParams& p,
                                                     const TensorSpec& out);
 
-class DotGeneralPrim final : public PrimitiveWith<DotGeneralPrim> {
+// Note [Shared dot_general]: a dot_general made by make_shared (the two primitives of a VJP plan,
+// Note [dot_general VJP plans] in contract.cpp) hands itself out from share() instead of a copy,
+// so the eager cache's key holds that very object and the backward products of a recurring op
+// find their entries by address, without comparing dimension lists. A copy (an inline tape node's,
+// a stack object's) has no owner and shares a copy as before.
+class DotGeneralPrim final : public PrimitiveWith<DotGeneralPrim>,
+                             public std::enable_shared_from_this<DotGeneralPrim> {
  public:
   explicit DotGeneralPrim(DotGeneralParams p);
   std::string_view name() const override { return "dot_general"; }
+  std::shared_ptr<const Primitive> share() const override {
+    if (std::shared_ptr<const DotGeneralPrim> self = weak_from_this().lock()) return self;
+    return PrimitiveWith::share();
+  }
   std::string params() const override;
   auto key() const { return p_.key(); }
   void infer(std::span<const Tensor> in, SpecList& out) const override;

@@ -201,7 +201,14 @@ void ReducePrim::vjp(std::span<const Tensor> primals, std::span<const Tensor> ou
   // first case) and the reduced count is x's element count: sum and mean need nothing of
   // resolve(), whose mask and shapes the other kinds use.
   if (ct[0].rank() == 0 && (kind_ == ReduceKind::sum || kind_ == ReduceKind::mean)) {
-    Tensor g = broadcast_to(ct[0], x.shape());
+    Tensor g;
+    if (!ct[0].aux() && ct[0].dtype() == x.dtype()) {
+      // Note [Zero-strided twin]: what broadcast_to makes here, with x's twin record; a plain
+      // cotangent (no level or trace to see the view) needs no bind.
+      g.set_layout_unchecked(ct[0].storage(), zero_strided_layout(*x.layout()), ct[0].offset());
+    } else {
+      g = broadcast_to(ct[0], x.shape());
+    }
     in_ct[0] = kind_ == ReduceKind::sum ? std::move(g)
                                         : mul(g, Scalar(1.0 / static_cast<double>(x.numel())));
     return;

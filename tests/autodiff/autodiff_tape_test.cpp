@@ -216,6 +216,45 @@ TEST(AutodiffTape, CatalogPrimitivesFitInlineInANode) {
   EXPECT_LE(sizeof(detail::ReducePrim), detail::kInlinePrimitive);
 }
 
+// Note [Zero-strided twin]: the cotangent of a full sum()/mean() reaches its input as a
+// stride-0 view whose record is the input record's twin: the same record on every step (so the
+// eager cache finds the next op by pointer), shape and dtype of the input, every stride 0.
+TEST(AutodiffTape, FullSumBackwardBroadcastsThroughTheInputsTwinRecord) {
+  for (DType dt : {DType::f64, DType::f32}) {
+    const Tensor x = cast(randn({3, 4}, 5), dt);
+    const detail::Layout* twin = nullptr;
+    for (int step = 0; step < 3; ++step) {
+      const Tensor g = grad([](std::span<const Tensor> in) { return sum(in[0]); }, {x})[0];
+      EXPECT_EQ(g.shape(), x.shape());
+      EXPECT_EQ(g.dtype(), dt);
+      EXPECT_EQ(g.strides(), (Dims{0, 0}));
+      for (double v : cast(g, DType::f64).to_vector<double>()) EXPECT_EQ(v, 1.0);
+      if (step == 0) twin = g.layout();
+      EXPECT_EQ(g.layout(), twin) << "step " << step;
+      const Tensor m = grad([](std::span<const Tensor> in) { return mean(in[0]); }, {x})[0];
+      for (double v : cast(m, DType::f64).to_vector<double>()) EXPECT_NEAR(v, 1.0 / 12, 1e-7);
+    }
+    // The twin of a record whose strides are all 0 is the record itself; a twin is made once.
+    const detail::LayoutRef a = detail::zero_strided_layout(*x.layout());
+    const detail::LayoutRef b = detail::zero_strided_layout(*x.layout());
+    EXPECT_EQ(a.get(), b.get());
+    EXPECT_EQ(a.get(), twin);
+    EXPECT_EQ(detail::zero_strided_layout(*a.get()).get(), a.get());
+    EXPECT_TRUE(a->strides == (Dims{0, 0}));
+    EXPECT_EQ(a->numel, 12);
+  }
+  // Under create_graph the cotangent carries the tape, so the view is bound (and recorded): the
+  // second derivative of sum(x * x) is still 2 per element.
+  Tensor x = randn({3}, 6);
+  x.requires_grad_();
+  Tensor loss = sum(x * x);
+  backward(loss, {.create_graph = true});
+  Tensor gx = x.grad();
+  x.zero_grad_();
+  backward(sum(gx));
+  for (double v : x.grad().to_vector<double>()) EXPECT_DOUBLE_EQ(v, 2.0);
+}
+
 TEST(AutodiffTape, CotangentThatRequiresGradIsUsedAsAValue) {
   Tensor x = vec({1, 2}).requires_grad_();
   Tensor u = vec({3, 4}).requires_grad_();

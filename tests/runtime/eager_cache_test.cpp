@@ -207,6 +207,65 @@ TEST(EagerCache, TheFrontSlotMatchesOnlyItsOwnOpAndLayouts) {
   EXPECT_EQ(after.hits - before.hits, 3u * 6u - 2u);
 }
 
+// A few ops alternating in a loop find their entries in the recent slots, and an operand made
+// anew every iteration (a broadcast view with a fresh layout record, as backward makes) hits
+// too: a hashed hit stores the caller's record in the key (Note [Refreshed key records]), whose
+// old record may then die. Values stay right while records are swapped and freed.
+TEST(EagerCache, AlternatingOpsAndFreshEqualRecordsHitWithRightValues) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor y = randn({4, 2, 2}, 31), s = randn({1, 2, 2}, 32);
+  const std::vector<double> want_vy = reference_bmm(copy(broadcast_to(s, {4, 2, 2})), y);
+  const std::vector<double> want_yy = reference_bmm(y, y);
+  std::vector<double> want_2y = y.to_vector<double>();
+  for (double& v : want_2y) v *= 2;
+  (void)bmm(broadcast_to(s, {4, 2, 2}), y);
+  (void)bmm(y, y);
+  (void)add(y, y);
+  const CacheStats before = eager_stats(b);
+  for (int i = 0; i < 5; ++i) {
+    const Tensor v = broadcast_to(s, {4, 2, 2});  // a fresh record each time, equal layout
+    const Tensor vy = bmm(v, y), yy = bmm(y, y), twice = add(y, y);
+    const Tensor vy_again = bmm(v, y);  // v's record is in the key now: found by pointer
+    expect_near(vy.to_vector<double>(), want_vy);
+    expect_near(yy.to_vector<double>(), want_yy);
+    EXPECT_EQ(twice.to_vector<double>(), want_2y);
+    expect_near(vy_again.to_vector<double>(), want_vy);
+  }
+  const CacheStats after = eager_stats(b);
+  EXPECT_EQ(after.misses - before.misses, 0u);
+  EXPECT_EQ(after.hits - before.hits, 5u * 4u);
+}
+
+// Note [Shared dot_general]: a dot_general owned by a shared_ptr hands itself out from share(),
+// so the eager cache keys on that object; a copy still shares a copy.
+TEST(EagerCache, ASharedDotGeneralSharesItself) {
+  DotGeneralParams p;
+  p.dims = DotDims{{0}, {0}, {2}, {1}};
+  const auto owned = std::make_shared<const DotGeneralPrim>(p);
+  EXPECT_EQ(owned->share().get(), owned.get());
+  const DotGeneralPrim copy = *owned;
+  const auto shared_copy = copy.share();
+  EXPECT_NE(shared_copy.get(), &copy);
+  EXPECT_TRUE(shared_copy->same_as(*owned));
+  // The backward products of bmm use the plan's shared primitives: values as before.
+  const CpuBackend b(CpuBackendOptions{.threads = 1});
+  BackendGuard use(b);
+  const Tensor x = randn({3, 2, 2}, 41), y = randn({3, 2, 2}, 42);
+  for (int i = 0; i < 3; ++i) {
+    const auto g = grad([](std::span<const Tensor> in) { return sum(bmm(in[0], in[1])); }, {x, y});
+    // d/dx sum(x y) = 1 y^T: row sums of y for every row of x's matrix.
+    const auto yv = y.to_vector<double>(), gx = g[0].to_vector<double>();
+    for (int m = 0; m < 3; ++m)
+      for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 2; ++c)
+          EXPECT_NEAR(gx[static_cast<std::size_t>(4 * m + 2 * r + c)],
+                      yv[static_cast<std::size_t>(4 * m + 2 * c)] +
+                          yv[static_cast<std::size_t>(4 * m + 2 * c + 1)],
+                      1e-12);
+  }
+}
+
 TEST(EagerCache, ErrorsAreNotCachedAndLeaveNothingBehind) {
   const CpuBackend b(CpuBackendOptions{.threads = 1});
   BackendGuard use(b);

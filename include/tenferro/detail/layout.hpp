@@ -45,6 +45,12 @@ struct Layout {
   std::uint64_t hash = 0;  // of dtype, shape and strides (the eager cache's key part)
   std::int64_t numel = 0;
   Dims shape, strides;
+  // Note [Zero-strided twin]: the record of this shape and dtype with every stride 0 (one element
+  // broadcast to this shape: the cotangent of a full sum() in backward), made on first request
+  // by zero_strided_layout() and owned (one reference) by this record. Kept here so that the
+  // broadcast of each step's scalar cotangent to the same primal carries the same record, which
+  // the eager cache then finds by pointer (Note [Eager cache]), and costs no record of its own.
+  mutable std::atomic<Layout*> zero_strided{nullptr};
 };
 
 /// Frees a record whose last reference dropped (to the thread's free list when it has room).
@@ -79,6 +85,8 @@ class LayoutRef {
     l_ = nullptr;
   }
   const Layout* get() const noexcept { return l_; }
+  /// Gives up the reference without dropping it (the caller now owns it).
+  Layout* release() noexcept { return std::exchange(l_, nullptr); }
   const Layout* operator->() const noexcept { return l_; }
   explicit operator bool() const noexcept { return l_ != nullptr; }
 
@@ -91,6 +99,9 @@ class LayoutRef {
 LayoutRef make_layout(Dims shape, Dims strides, std::int64_t numel, DType dtype);
 /// A row-major record of `shape` (strides saturating as contiguous_strides does).
 LayoutRef make_contiguous_layout(Dims shape, DType dtype);
+/// The record of l's shape and dtype with every stride 0 (Note [Zero-strided twin]); `l` itself
+/// when its strides are all 0 already. Thread-safe: the first caller's record wins.
+LayoutRef zero_strided_layout(const Layout& l);
 
 /// The dimensions of an undefined tensor.
 extern const Dims kNoDims;
