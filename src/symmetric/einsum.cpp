@@ -253,7 +253,20 @@ BlockTensor einsum(std::string_view spec, std::span<const BlockTensor> operands)
   if (operands.empty()) throw Error(ErrorKind::InvalidArgument, std::string(kOp) + ": no operands");
   const Spec s = parse(spec, operands);
   const BlockPath path = find_path(s, operands);
-  std::vector<BlockTensor> values(operands.begin(), operands.end());
+  // Mixed dtypes: every operand in the result's dtype first (as tenferro::einsum), so no pair is
+  // contracted in a narrower dtype and the value does not depend on the path.
+  DType dt = operands[0].dtype();
+  for (const BlockTensor& t : operands) dt = promote(dt, t.dtype());
+  std::vector<BlockTensor> values;
+  for (const BlockTensor& t : operands) {
+    if (t.dtype() == dt) {
+      values.push_back(t);
+      continue;
+    }
+    std::map<BlockKey, Tensor> blocks;
+    for (const auto& [key, b] : t.blocks()) blocks.emplace(key, cast(b, dt));
+    values.push_back(detail::make(t.group(), t.legs(), t.flux(), dt, std::move(blocks)));
+  }
   std::vector<std::string> labels = s.inputs;
   for (const auto& [i, j] : path.pairs) {
     const Pairing p = pairing(labels[i], labels[j]);

@@ -179,6 +179,25 @@ TEST_P(ContractByGroup, EinsumChainsAgainstDense) {
   }
 }
 
+// Mixed dtypes: the cheap pair here is the two f32 operands; they used to be contracted in f32,
+// so the f64 result carried f32 rounding (~1e-7 relative), depending on the path.
+TEST(SymmetricEinsum, MixedDtypesAreContractedInTheResultDtype) {
+  const Group u1 = Group::u1();
+  const Leg a(u1, {{{0}, 1}, {{1}, 1}}), b(u1, {{{0}, 40}, {{1}, 40}}),
+      c(u1, {{{0}, 30}, {{1}, 30}}), d(u1, {{{0}, 50}, {{1}, 50}});
+  const BlockTensor A = BlockTensor::randn({a, b.dual()}, 1, {}, DType::f32);
+  const BlockTensor B = BlockTensor::randn({b, c.dual()}, 2, {}, DType::f32);
+  const BlockTensor C = BlockTensor::randn({c, d.dual()}, 3, {}, DType::f64);
+  const std::vector<BlockTensor> ops{A, B, C};
+  EXPECT_EQ(einsum_path("ij,jk,kl->il", ops).pairs[0], (std::pair<int, int>{0, 1}));
+  const BlockTensor r = einsum("ij,jk,kl->il", ops);
+  EXPECT_EQ(r.dtype(), DType::f64);
+  const Tensor want = tenferro::einsum(
+      "ij,jk,kl->il",
+      {cast(A.to_dense(), DType::f64), cast(B.to_dense(), DType::f64), C.to_dense()});
+  EXPECT_LT(max_abs_diff(r.to_dense(), want), 1e-12 * max_abs(want));
+}
+
 TEST_P(ContractByGroup, EinsumErrors) {
   const Leg p = leg(1), x = leg(3);
   const BlockTensor A = BlockTensor::randn({p, x}, 1, id(), dt());
