@@ -186,9 +186,11 @@ Reattached reattach(const Triplets& t, const Tensor& ZU, const Tensor& ZV, const
   const Tensor srow = from_scalars(sv, {1, k}, dt), scol = from_scalars(sv, {k, 1}, dt);
   const Tensor CU = mul(F, add(mul(J, srow), mul(scol, Jh)));
   Tensor CV = mul(F, add(mul(scol, J), mul(Jh, srow)));
-  if (is_complex(dt)) {  // the phase gauge: Im <v_i, dv_i> = Im J_ii / s_i, <u_i, du_i> real
+  // The phase gauge: <u_i, du_i> real, so from J = (U^H dU) S + dS - S (V^H dV) on the diagonal,
+  // Im <v_i, dv_i> = -Im J_ii / s_i.
+  if (is_complex(dt)) {
     std::vector<Scalar> inv(t.s.size());
-    for (std::size_t i = 0; i < inv.size(); ++i) inv[i] = t.s[i] > 0 ? 1.0 / t.s[i] : 0.0;
+    for (std::size_t i = 0; i < inv.size(); ++i) inv[i] = t.s[i] > 0 ? -1.0 / t.s[i] : 0.0;
     const Tensor d = mul(complex(zeros({k}, rdt), imag(diagonal(J))), from_scalars(inv, {k}, dt));
     CV = add(CV, diag_embed(d));
   }
