@@ -690,8 +690,11 @@ void bind_symmetric(py::module_& m) {
       .def("__iter__",
            [](const sym::BlockSvd& r) { return py::iter(py::make_tuple(r.U, r.S, r.Vh)); })
       .def("__getitem__",
-           [](const sym::BlockSvd& r, std::int64_t i) {
-             return py::make_tuple(r.U, r.S, r.Vh)[py::int_(i)];
+           [](const sym::BlockSvd& r, const py::object& i) -> py::object {
+             // The tuple must outlive the item lookup (an accessor into a temporary read freed
+             // memory).
+             const py::tuple parts = py::make_tuple(r.U, r.S, r.Vh);
+             return parts[i];
            })
       .def("__repr__", [](const sym::BlockSvd& r) {
         std::int64_t k = 0;

@@ -291,6 +291,19 @@ def test_svd_qr_eigh_reconstruct():
     assert V.leg(1).num_sectors == len(w)
 
 
+def test_block_svd_indexing_returns_the_parts():
+    # BlockSvd.__getitem__ read an item of a temporary tuple after it was freed: r[1] came back
+    # as an empty list (and corrupted memory) instead of S.
+    r = sym.svd(mps_like(12), 2)
+    for _ in range(50):
+        assert r[0] is not None and r[0].rank == r.U.rank
+        assert len(r[1]) == len(r.S) > 0
+        assert all(np.array_equal(a.numpy(), b.numpy()) for a, b in zip(r[1], r.S))
+        assert r[2].rank == r.Vh.rank and r[-1].rank == r.Vh.rank
+    with pytest.raises(IndexError):
+        r[3]
+
+
 def test_svd_truncated_is_a_global_truncation():
     t = mps_like(14)
     d = dense(t)
