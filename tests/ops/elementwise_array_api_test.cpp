@@ -287,6 +287,55 @@ TEST(ArrayApiElementwise, StandardSpecialCasesForComplexInputs) {
   EXPECT_EQ(c(log10(cscalar(1000.0, -0.0))).real(), 3.0);
 }
 
+// Complex expm1 with an infinite or NaN part: the standard's special cases (those of exp(z) - 1).
+// The accurate-near-zero formula gave a NaN part for (inf, +-0), (+-inf, inf), (+-inf, NaN) and
+// (NaN, +-0) (inf + NaN j, NaN + NaN j; found by array-api-tests' test_special_cases; NumPy's
+// complex expm1 has the same NaNs). Each row in c128 and c64, three times (the vectorised loop).
+TEST(ArrayApiElementwise, ComplexExpm1OfNonFinitePartsIsExpMinusOne) {
+  struct Row {
+    c128 z;
+    double re, im;        // expected parts (NaN: any NaN)
+    bool re_any, im_any;  // the sign of a zero or infinite part is unspecified
+  };
+  const double e1 = std::expm1(1.0);
+  const std::vector<Row> rows = {
+      {{0.0, 0.0}, 0.0, 0.0, false, false},     {{1.0, kInf}, kNan, kNan, false, false},
+      {{1.0, kNan}, kNan, kNan, false, false},  {{kNan, 1.0}, kNan, kNan, false, false},
+      {{kInf, 0.0}, kInf, 0.0, false, false},   {{kInf, -0.0}, kInf, -0.0, false, false},
+      {{-kInf, 0.0}, -1.0, 0.0, false, false},   // +0 cis(0) - 1
+      {{-kInf, 2.0}, -1.0, 0.0, false, false},   // +0 cis(2) - 1: imag +0 sin 2 = +0
+      {{kInf, 2.0}, -kInf, kInf, false, false},  // +inf cis(2) - 1: cos 2 < 0 < sin 2
+      {{-kInf, kInf}, -1.0, 0.0, false, true},   // -1 +- 0j
+      {{kInf, kInf}, kInf, kNan, true, false},   // +-inf + NaN j
+      {{-kInf, kNan}, -1.0, 0.0, false, true},   // -1 +- 0j
+      {{kInf, kNan}, kInf, kNan, true, false},   // +-inf + NaN j
+      {{kNan, 0.0}, kNan, 0.0, false, false},    // NaN + 0j
+      {{kNan, -0.0}, kNan, -0.0, false, false},  // NaN - 0j (conj symmetry)
+      {{1.0, 0.0}, e1, 0.0, false, false},       // finite: the formula, unchanged
+  };
+  auto part_ok = [](double got, double want, bool any_sign, double tol) {
+    if (std::isnan(want)) return std::isnan(got);
+    if (any_sign) return std::abs(got) == std::abs(want);
+    if (want == 0 || std::isinf(want))
+      return got == want && std::signbit(got) == std::signbit(want);
+    return std::abs(got - want) <= tol * std::abs(want);
+  };
+  for (DType d : {DType::c128, DType::c64}) {
+    const double tol = d == DType::c64 ? 1e-6 : 1e-15;
+    std::vector<c128> zs;
+    for (const Row& r : rows) zs.insert(zs.end(), 3, r.z);
+    const Tensor z = cast(from_vector<c128>(zs, {static_cast<i64>(zs.size())}), d);
+    const std::vector<c128> got = cast(expm1(z), DType::c128).to_vector<c128>();
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const Row& r = rows[i / 3];
+      EXPECT_TRUE(part_ok(got[i].real(), r.re, r.re_any, tol) &&
+                  part_ok(got[i].imag(), r.im, r.im_any, tol))
+          << dtype_name(d) << " expm1(" << r.z.real() << (std::signbit(r.z.imag()) ? " - " : " + ")
+          << std::abs(r.z.imag()) << "j) = " << got[i].real() << " + " << got[i].imag() << "j";
+    }
+  }
+}
+
 // Complex pow(z, 0) is 1 for every z, 0 included (glibc's cpow(0, 0) is NaN; NumPy and the real
 // pow give 1), and log1p keeps the sign of a zero imaginary part on the branch cut
 // (log1p(-3 - 0j) = log 2 - i pi, as log(-2 - 0j)).

@@ -5,6 +5,7 @@
 //   expm1(x + iy) = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y
 //   log1p(x + iy) = 0.5 log1p(2x + x^2 + y^2) + i atan2(y, 1 + x)     (|x|, |y| < 1/2)
 // and plain log(1 + z) away from zero, where it is accurate and x^2 + y^2 could overflow.
+// expm1 of a non-finite part is exp(z) - 1, whose special cases the standard lists.
 #pragma once
 
 #include <cmath>
@@ -20,7 +21,16 @@ template <class T>
 T expm1_of(T z) {
   if constexpr (is_complex_v<T>) {
     using R = real_t<T>;
-    const R x = z.real(), y = z.imag(), h = std::sin(y / 2);
+    const R x = z.real(), y = z.imag();
+    // A non-finite part: the standard's special cases are those of exp(z) - 1 (C99's cexp, which
+    // std::exp follows), e.g. expm1(inf + 0j) = inf + 0j, expm1(-inf + inf j) = -1 +- 0j,
+    // expm1(NaN + 0j) = NaN + 0j. The formula below gives NaN + NaN j there (inf * cos 0 - 0 is
+    // inf, but e^inf * sin 0 is inf * 0). The imaginary part is exp's, so its zero keeps its sign.
+    if (!std::isfinite(x) || !std::isfinite(y)) {
+      const T e = std::exp(z);
+      return T(e.real() - 1, e.imag());
+    }
+    const R h = std::sin(y / 2);
     return T(std::expm1(x) * std::cos(y) - 2 * h * h, std::exp(x) * std::sin(y));
   } else {
     return std::expm1(z);
