@@ -7,6 +7,7 @@
 // sector's charge; U/Q/V are (R, bond) with flux 0 and Vh/R are (bond dual, C) with t's flux.
 // Splitting R and C restores the original legs.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "symmetric/internal.hpp"
@@ -88,10 +89,12 @@ BlockSvd svd(const BlockTensor& t, std::int64_t row_legs) {
 BlockSvd svd_truncated(const BlockTensor& t, std::int64_t row_legs,
                        const TruncationOptions& options) {
   const char* op = "symmetric::svd_truncated";
-  if (options.max_rank < 0 || options.cutoff < 0)
-    throw Error(ErrorKind::InvalidArgument,
-                std::string(op) + ": max_rank " + std::to_string(options.max_rank) +
-                    " and cutoff " + std::to_string(options.cutoff) + " must be non-negative");
+  // !(cutoff >= 0): a NaN cutoff failed no comparison and was taken as no cutoff at all.
+  if (options.max_rank < 0 || !(options.cutoff >= 0) || !std::isfinite(options.cutoff))
+    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": max_rank " +
+                                                std::to_string(options.max_rank) + " and cutoff " +
+                                                std::to_string(options.cutoff) +
+                                                " must be non-negative (the cutoff finite)");
   if (is_symbolic(t))
     throw Error(ErrorKind::Unsupported,
                 std::string(op) +

@@ -4,6 +4,8 @@
 // discarded weight), and tensors whose flux allows no block or whose legs have empty sectors.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "symmetric/symmetric_test_util.hpp"
@@ -299,6 +301,10 @@ TEST(SymmetricDecomp, Errors) {
   expect_error(ErrorKind::InvalidArgument, [&] { (void)svd(m, 3); });
   expect_error(ErrorKind::InvalidArgument, [&] { (void)qr(m, -1); });
   expect_error(ErrorKind::InvalidArgument, [&] { (void)svd_truncated(m, 1, {.max_rank = -1}); });
+  // A NaN cutoff used to be taken as none (every value kept); infinite as the dense op.
+  for (double c : {std::nan(""), -1.0, std::numeric_limits<double>::infinity()})
+    expect_error(ErrorKind::InvalidArgument, [&] { (void)svd_truncated(m, 1, {.cutoff = c}); },
+                 {"cutoff"});
   // eigh: column legs not the duals of the row legs; a non-zero flux.
   expect_error(ErrorKind::InvalidArgument, [&] {
     (void)eigh(BlockTensor::randn({l, l}, 1, {1}), 1);
