@@ -60,7 +60,7 @@ DotGeneralParams plain_params(DotDims dims) {
 // [B, m, k] x [B, k, n].
 const DotGeneralPrim& batched_matmul_prim() {
   // One function-local static (one guard to check per call), marked when it is made.
-  static const DotGeneralPrim& prim = [] -> const DotGeneralPrim& {
+  static const DotGeneralPrim& prim = []() -> const DotGeneralPrim& {
     static const DotGeneralPrim p(plain_params(DotDims{{0}, {0}, {2}, {1}}));
     p.mark_static();
     return p;
