@@ -132,7 +132,8 @@ void batch_2x2_uniform_kernel(const GemmProblem& p, std::int64_t b0, std::int64_
   const T u[4] = {U[0], U[cs], U[rs], U[rs + cs]};
   const auto* packed = static_cast<const T*>(UA ? p.b : p.a) + 4 * b0;
   static const auto lanes = kernels::simd::gemm_2x2_uniform<T, UA, TP>();
-  const std::int64_t done = lanes(u, packed, static_cast<T*>(p.c) + 4 * b0, b1 - b0);
+  const std::int64_t done =
+      lanes(UA ? u : packed, UA ? packed : u, static_cast<T*>(p.c) + 4 * b0, b1 - b0);
   if (b0 + done < b1) small_kernel<T, 2, false>(p, b0 + done, b1);
 }
 

@@ -33,89 +33,77 @@ namespace tenferro::detail::small {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// TA / TB: A / B stored transposed, whose off-diagonal planes come the other way round (the
-// backward products of a batched matmul: dA = dC B^T, dB = A^T dC). Compile-time, so the loop
-// body is the same twelve operations for each storage order.
-template <class T, bool TA, bool TB>
+// How one operand's matrices are stored: packed row-major, packed transposed (its off-diagonal
+// planes come the other way round: the backward products of a batched matmul, dA = dC B^T and
+// dB = A^T dC), or uniform -- one matrix for every product of the batch (batch stride 0: the
+// broadcast cotangent of a sum()), given as its four elements (u00, u01, u10, u11) and set in
+// every lane once. Compile-time, so the loop body is the same twelve operations for each.
+enum class Store { packed, transposed, uniform };
+
+template <class D, Store S>
+struct Operand {
+  using V = hn::Vec<D>;
+  V m00, m01, m10, m11;
+  Operand(D d, const hn::TFromD<D>* p) {
+    if constexpr (S == Store::uniform) {
+      m00 = hn::Set(d, p[0]);
+      m01 = hn::Set(d, p[1]);
+      m10 = hn::Set(d, p[2]);
+      m11 = hn::Set(d, p[3]);
+    }
+  }
+  // The matrices i .. i + lanes - 1 (a uniform operand has them already).
+  void load(D d, const hn::TFromD<D>* p, std::int64_t i) {
+    if constexpr (S == Store::packed) hn::LoadInterleaved4(d, p + 4 * i, m00, m01, m10, m11);
+    if constexpr (S == Store::transposed) hn::LoadInterleaved4(d, p + 4 * i, m00, m10, m01, m11);
+  }
+};
+
+template <class T, Store SA, Store SB>
 std::int64_t gemm_2x2_lanes(const T* a, const T* b, T* c, std::int64_t count) {
-  const hn::ScalableTag<T> d;
-  using V = hn::Vec<decltype(d)>;
+  using D = hn::ScalableTag<T>;
+  const D d;
+  using V = hn::Vec<D>;
   const auto L = static_cast<std::int64_t>(hn::Lanes(d));
+  Operand<D, SA> x(d, a);
+  Operand<D, SB> y(d, b);
   std::int64_t i = 0;
   for (; i + L <= count; i += L) {
-    V a00, a01, a10, a11, b00, b01, b10, b11;
-    hn::LoadInterleaved4(d, a + 4 * i, a00, TA ? a10 : a01, TA ? a01 : a10, a11);
-    hn::LoadInterleaved4(d, b + 4 * i, b00, TB ? b10 : b01, TB ? b01 : b10, b11);
+    x.load(d, a, i);
+    y.load(d, b, i);
     // The scalar kernel's order: acc = a_r0 b_0s, then acc += a_r1 b_1s.
-    const V c00 = hn::Add(mul(a00, b00), mul(a01, b10));
-    const V c01 = hn::Add(mul(a00, b01), mul(a01, b11));
-    const V c10 = hn::Add(mul(a10, b00), mul(a11, b10));
-    const V c11 = hn::Add(mul(a10, b01), mul(a11, b11));
+    const V c00 = hn::Add(mul(x.m00, y.m00), mul(x.m01, y.m10));
+    const V c01 = hn::Add(mul(x.m00, y.m01), mul(x.m01, y.m11));
+    const V c10 = hn::Add(mul(x.m10, y.m00), mul(x.m11, y.m10));
+    const V c11 = hn::Add(mul(x.m10, y.m01), mul(x.m11, y.m11));
     hn::StoreInterleaved4(c00, c01, c10, c11, d, c + 4 * i);
   }
   return i;
 }
 
-// One operand the same 2x2 matrix for every product of the batch (batch stride 0: the stride-0
-// broadcast cotangent of a sum(), in the backward products dA = dC B^T and dB = A^T dC), given as
-// its four elements u = (u00, u01, u10, u11), broadcast to every lane once; the other operand
-// packed as above. UA: the uniform one is A. Same products in the same order as gemm_2x2_lanes.
-template <class T, bool UA, bool TP>
-std::int64_t gemm_2x2_uniform_lanes(const T* u, const T* packed, T* c, std::int64_t count) {
-  const hn::ScalableTag<T> d;
-  using V = hn::Vec<decltype(d)>;
-  const auto L = static_cast<std::int64_t>(hn::Lanes(d));
-  const V u00 = hn::Set(d, u[0]), u01 = hn::Set(d, u[1]), u10 = hn::Set(d, u[2]),
-          u11 = hn::Set(d, u[3]);
-  std::int64_t i = 0;
-  for (; i + L <= count; i += L) {
-    V p00, p01, p10, p11;
-    hn::LoadInterleaved4(d, packed + 4 * i, p00, TP ? p10 : p01, TP ? p01 : p10, p11);
-    const V& a00 = UA ? u00 : p00;
-    const V& a01 = UA ? u01 : p01;
-    const V& a10 = UA ? u10 : p10;
-    const V& a11 = UA ? u11 : p11;
-    const V& b00 = UA ? p00 : u00;
-    const V& b01 = UA ? p01 : u01;
-    const V& b10 = UA ? p10 : u10;
-    const V& b11 = UA ? p11 : u11;
-    const V c00 = hn::Add(mul(a00, b00), mul(a01, b10));
-    const V c01 = hn::Add(mul(a00, b01), mul(a01, b11));
-    const V c10 = hn::Add(mul(a10, b00), mul(a11, b10));
-    const V c11 = hn::Add(mul(a10, b01), mul(a11, b11));
-    hn::StoreInterleaved4(c00, c01, c10, c11, d, c + 4 * i);
-  }
-  return i;
-}
-
-// One entry point per dtype and storage order: the order is chosen once, when the GEMM problem
-// is prepared, not per call.
-#define TENFERRO_GEMM_2X2(NAME, T, TA, TB)                              \
+// One entry point per dtype and pair of storage kinds (N packed, T transposed, U uniform): the
+// kinds are chosen once, when the GEMM problem is prepared, not per call.
+#define TENFERRO_GEMM_2X2(NAME, T, SA, SB)                              \
   std::int64_t NAME(const T* a, const T* b, T* c, std::int64_t count) { \
-    return gemm_2x2_lanes<T, TA, TB>(a, b, c, count);                   \
+    return gemm_2x2_lanes<T, Store::SA, Store::SB>(a, b, c, count);     \
   }
-TENFERRO_GEMM_2X2(Gemm2x2F32NN, float, false, false)
-TENFERRO_GEMM_2X2(Gemm2x2F32TN, float, true, false)
-TENFERRO_GEMM_2X2(Gemm2x2F32NT, float, false, true)
-TENFERRO_GEMM_2X2(Gemm2x2F32TT, float, true, true)
-TENFERRO_GEMM_2X2(Gemm2x2F64NN, double, false, false)
-TENFERRO_GEMM_2X2(Gemm2x2F64TN, double, true, false)
-TENFERRO_GEMM_2X2(Gemm2x2F64NT, double, false, true)
-TENFERRO_GEMM_2X2(Gemm2x2F64TT, double, true, true)
+TENFERRO_GEMM_2X2(Gemm2x2F32NN, float, packed, packed)
+TENFERRO_GEMM_2X2(Gemm2x2F32TN, float, transposed, packed)
+TENFERRO_GEMM_2X2(Gemm2x2F32NT, float, packed, transposed)
+TENFERRO_GEMM_2X2(Gemm2x2F32TT, float, transposed, transposed)
+TENFERRO_GEMM_2X2(Gemm2x2F64NN, double, packed, packed)
+TENFERRO_GEMM_2X2(Gemm2x2F64TN, double, transposed, packed)
+TENFERRO_GEMM_2X2(Gemm2x2F64NT, double, packed, transposed)
+TENFERRO_GEMM_2X2(Gemm2x2F64TT, double, transposed, transposed)
+TENFERRO_GEMM_2X2(Gemm2x2F32UN, float, uniform, packed)
+TENFERRO_GEMM_2X2(Gemm2x2F32UT, float, uniform, transposed)
+TENFERRO_GEMM_2X2(Gemm2x2F32NU, float, packed, uniform)
+TENFERRO_GEMM_2X2(Gemm2x2F32TU, float, transposed, uniform)
+TENFERRO_GEMM_2X2(Gemm2x2F64UN, double, uniform, packed)
+TENFERRO_GEMM_2X2(Gemm2x2F64UT, double, uniform, transposed)
+TENFERRO_GEMM_2X2(Gemm2x2F64NU, double, packed, uniform)
+TENFERRO_GEMM_2X2(Gemm2x2F64TU, double, transposed, uniform)
 #undef TENFERRO_GEMM_2X2
-#define TENFERRO_GEMM_2X2_UNIFORM(NAME, T, UA, TP)                           \
-  std::int64_t NAME(const T* u, const T* packed, T* c, std::int64_t count) { \
-    return gemm_2x2_uniform_lanes<T, UA, TP>(u, packed, c, count);           \
-  }
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F32UN, float, true, false)
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F32UT, float, true, true)
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F32NU, float, false, false)
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F32TU, float, false, true)
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F64UN, double, true, false)
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F64UT, double, true, true)
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F64NU, double, false, false)
-TENFERRO_GEMM_2X2_UNIFORM(Gemm2x2F64TU, double, false, true)
-#undef TENFERRO_GEMM_2X2_UNIFORM
 
 }  // namespace HWY_NAMESPACE
 }  // namespace tenferro::detail::small
@@ -145,37 +133,29 @@ namespace tenferro::detail::kernels::simd {
 // The first call through the dispatch table makes Highway choose its target (count 0: no
 // product is made; the uniform kernels read u before their loop, hence a real array); the table
 // entry it then names is the function for this CPU.
-#define TENFERRO_GEMM_2X2_DISPATCH(NAME, T, TA, TB)         \
+#define TENFERRO_GEMM_2X2_POINTER(GETTER, NAME, T, X, Y)    \
   template <>                                               \
-  Gemm2x2Fn<T> gemm_2x2<T, TA, TB>() {                      \
+  Gemm2x2Fn<T> GETTER<T, X, Y>() {                          \
     T none[4] = {};                                         \
     HWY_DYNAMIC_DISPATCH(small::NAME)(none, none, none, 0); \
     return &HWY_DYNAMIC_DISPATCH(small::NAME);              \
   }
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32NN, float, false, false)
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32TN, float, true, false)
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32NT, float, false, true)
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F32TT, float, true, true)
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64NN, double, false, false)
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64TN, double, true, false)
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64NT, double, false, true)
-TENFERRO_GEMM_2X2_DISPATCH(Gemm2x2F64TT, double, true, true)
-#undef TENFERRO_GEMM_2X2_DISPATCH
-#define TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(NAME, T, UA, TP) \
-  template <>                                               \
-  Gemm2x2Fn<T> gemm_2x2_uniform<T, UA, TP>() {              \
-    T none[4] = {};                                         \
-    HWY_DYNAMIC_DISPATCH(small::NAME)(none, none, none, 0); \
-    return &HWY_DYNAMIC_DISPATCH(small::NAME);              \
-  }
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F32UN, float, true, false)
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F32UT, float, true, true)
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F32NU, float, false, false)
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F32TU, float, false, true)
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F64UN, double, true, false)
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F64UT, double, true, true)
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F64NU, double, false, false)
-TENFERRO_GEMM_2X2_UNIFORM_DISPATCH(Gemm2x2F64TU, double, false, true)
-#undef TENFERRO_GEMM_2X2_UNIFORM_DISPATCH
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F32NN, float, false, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F32TN, float, true, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F32NT, float, false, true)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F32TT, float, true, true)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F64NN, double, false, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F64TN, double, true, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F64NT, double, false, true)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2, Gemm2x2F64TT, double, true, true)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F32UN, float, true, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F32UT, float, true, true)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F32NU, float, false, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F32TU, float, false, true)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F64UN, double, true, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F64UT, double, true, true)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F64NU, double, false, false)
+TENFERRO_GEMM_2X2_POINTER(gemm_2x2_uniform, Gemm2x2F64TU, double, false, true)
+#undef TENFERRO_GEMM_2X2_POINTER
 }  // namespace tenferro::detail::kernels::simd
 #endif  // HWY_ONCE

@@ -19,10 +19,10 @@ using Gemm2x2Fn = std::int64_t (*)(const T* a, const T* b, T* c, std::int64_t co
 template <class T, bool TA, bool TB>
 Gemm2x2Fn<T> gemm_2x2();
 
-/// As gemm_2x2 with one operand the same matrix for every product: u holds its four elements
-/// (u00, u01, u10, u11). UA: u is A (c[i] = u @ packed[i]), else B (c[i] = packed[i] @ u); TP:
-/// `packed` is stored transposed.
-/// (The same function type: a is u when UA, else packed.)
+/// As gemm_2x2 with one operand the same matrix for every product, given as its four elements
+/// u = (u00, u01, u10, u11): UA: the function takes (u, packed, c, count) and makes
+/// c[i] = u @ packed[i]; else (packed, u, c, count) and c[i] = packed[i] @ u. TP: `packed` is
+/// stored transposed.
 template <class T, bool UA, bool TP>
 Gemm2x2Fn<T> gemm_2x2_uniform();
 
