@@ -1,6 +1,7 @@
 // Dense-tensor vector operations of the Krylov solvers (Note [Krylov vectors]).
 #include "krylov/space.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -53,7 +54,22 @@ void require_floating(const char* op, const Tensor& x, const char* what) {
 
 Scalar vinner(const Tensor& a, const Tensor& b) { return scalar_value(vdot(a, b)); }
 
-double vnorm(const Tensor& a) { return std::sqrt(std::abs(vinner(a, a).real())); }
+// sqrt(<a, a>) leaves the range of the dtype once the squares do (entries beyond ~1e154 or below
+// ~1e-154 in f64, 1e19 / 1e-19 in f32): a norm of inf made a linsolve with |b| ~ 1e160 return
+// x = 0 as converged, and one of 0 or subnormal made eigsh / svds of a map scaled by 1e-170
+// return wrong values as converged. Outside a safe band the vector is scaled by its largest
+// entry first (as BLAS nrm2).
+double vnorm(const Tensor& a) {
+  const bool single = a.dtype() == DType::f32 || a.dtype() == DType::c64;
+  const double lo = single ? 1e-30 : 1e-250, hi = single ? 1e30 : 1e250;
+  const double ss = std::abs(vinner(a, a).real());
+  if (ss > lo && ss < hi) return std::sqrt(ss);
+  if (a.numel() == 0) return 0.0;
+  const double m = scalar_value(cast(max(abs(a)), DType::f64)).real();
+  if (m == 0 || !std::isfinite(m)) return m;  // 0, inf or NaN
+  const Tensor u = vscale(a, 1.0 / m);
+  return m * std::sqrt(std::abs(vinner(u, u).real()));
+}
 
 namespace {
 Scalar for_dtype(const Tensor& x, Scalar alpha) {

@@ -128,9 +128,14 @@ Triplets randomized(const Tensor& a, std::int64_t k, std::int64_t l, double tol,
     const Tensor U = matmul(Q, r.U);
     const Tensor Sk = r.S.slice(0, 0, k);
     const Tensor R = sub(W.slice(1, 0, k), mul(U.slice(1, 0, k), cast(Sk, a.dtype()).unsqueeze(0)));
-    const std::vector<Scalar> rn =
-        to_scalars(cast(sqrt(sum(real(mul(conj(R), R)), {0})), DType::f64));
     const std::vector<Scalar> sv = to_scalars(cast(Sk, DType::f64));
+    // Column norms of R / s_max (times s_max): the squares of a matrix scaled by 1e-170 underflowed
+    // to 0, which passed as converged after no power step (krylov/space.cpp, vnorm).
+    const double unit =
+        !sv.empty() && sv[0].real() > 0 && std::isfinite(sv[0].real()) ? sv[0].real() : 1.0;
+    const Tensor Ru = mul(R, Scalar(1.0 / unit));
+    std::vector<Scalar> rn = to_scalars(cast(sqrt(sum(real(mul(conj(Ru), Ru)), {0})), DType::f64));
+    for (Scalar& x : rn) x = Scalar(x.real() * unit);
     t.s.clear();
     t.residuals.clear();
     t.scale = sv.empty() ? 0 : sv[0].real();

@@ -94,6 +94,33 @@ TEST(LinsolveMisc, SecondOrderThrowsEvenForALinearLoss) {
   EXPECT_LT(max_abs_diff(grad(loss, {a0})[0], neg(outer(y, x))), 1e-8);
 }
 
+// Vectors whose squares leave the double range: |b| ~ 1e160 had norm inf, so x = 0 came back as
+// converged (relative error 1); a map scaled by 1e-170 gave eigsh and svds norms of 0 and wrong
+// values reported as converged.
+TEST(LinsolveMisc, VectorsBeyondTheRangeOfTheirSquares) {
+  const std::int64_t n = 30;
+  const Tensor a = add(random_hermitian(n, 60, DType::f64), mul(eye(n), Scalar(8.0)));
+  const Tensor b = randn({n}, 61);
+  const Tensor x = solve(a, b);
+  for (double scale : {1e160, 1e-170}) {
+    const LinsolveResult r = linsolve(matvec(a), mul(b, Scalar(scale)));
+    EXPECT_LT(max_abs_diff(mul(r.x, Scalar(1 / scale)), x), 1e-10) << scale;
+  }
+  const Tensor tiny = mul(a, Scalar(1e-170));
+  const EigshResult e = eigsh(matvec(tiny), randn({n}, 62), 2);
+  const std::vector<double> want = eigvalsh(a).slice(0, 0, 2).to_vector<double>();
+  const std::vector<double> got = e.eigenvalues.to_vector<double>();
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(got[i] / 1e-170, want[i], 1e-9) << i;
+  const std::vector<double> sv = svdvals(a).slice(0, 0, 2).to_vector<double>();
+  for (SvdsMethod method : {SvdsMethod::lanczos, SvdsMethod::randomized, SvdsMethod::automatic}) {
+    SvdsOptions o;
+    o.method = method;
+    const std::vector<double> s = svds(tiny, 2, o).S.to_vector<double>();
+    for (int i = 0; i < 2; ++i)
+      EXPECT_NEAR(s[i] / 1e-170, sv[i], 1e-9) << i << " method " << static_cast<int>(method);
+  }
+}
+
 TEST(LinsolveMisc, AdjointGivenByTheUserZeroRhsAndErrors) {
   const std::int64_t n = 40;
   const Tensor a0 = matrix_for(LinsolveMethod::gmres, n, 10, DType::f64), b = randn({n}, 11);
