@@ -115,13 +115,16 @@ BlockSvd svd_truncated(const BlockTensor& t, std::int64_t row_legs,
     std::size_t block;
   };
   std::vector<Entry> all;
+  // Squares relative to s_max: s * s left the double range for a tensor scaled by 1e-170 or
+  // 1e170, and the discarded weight came out 0.
   double total = 0, smax = 0;
   for (std::size_t b = 0; b < vals.size(); ++b)
     for (double s : vals[b]) {
       all.push_back({s, b});
-      total += s * s;
       smax = std::max(smax, s);
     }
+  const double unit = smax > 0 && std::isfinite(smax) ? smax : 1.0;
+  for (const Entry& e : all) total += (e.s / unit) * (e.s / unit);
   std::stable_sort(all.begin(), all.end(),
                    [](const Entry& x, const Entry& y) { return x.s > y.s; });
   std::vector<std::int64_t> keep(vals.size(), 0);
@@ -132,7 +135,7 @@ BlockSvd svd_truncated(const BlockTensor& t, std::int64_t row_legs,
     if (e.s <= options.cutoff * smax || e.s == 0) break;
     ++keep[e.block];
     ++n;
-    kept += e.s * e.s;
+    kept += (e.s / unit) * (e.s / unit);
   }
   std::vector<Factor> fs;
   for (std::size_t b = 0; b < full.size(); ++b) {

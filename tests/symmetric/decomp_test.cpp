@@ -295,6 +295,18 @@ TEST(SymmetricDecomp, PartiallyStoredTensors) {
   }
 }
 
+// The discarded weight of a tensor scaled by 1e-170 or 1e170: the squares of its singular
+// values left the double range and the weight came out 0.
+TEST(SymmetricDecomp, DiscardedWeightAtExtremeScales) {
+  const Leg l(Group::u1(), {{{0}, 4}, {{1}, 3}});
+  const BlockTensor m = BlockTensor::randn({l, l.dual()}, 5, {0});
+  const double want = svd_truncated(m, 1, {.max_rank = 3}).discarded_weight;
+  ASSERT_GT(want, 0.01);
+  for (double scale : {1e-170, 1e170})
+    EXPECT_NEAR(svd_truncated(scale * m, 1, {.max_rank = 3}).discarded_weight, want, 1e-12)
+        << scale;
+}
+
 TEST(SymmetricDecomp, Errors) {
   const Leg l(Group::u1(), {{{0}, 1}, {{1}, 2}});
   const BlockTensor m = BlockTensor::randn({l, l.dual()}, 1, {0});
