@@ -27,25 +27,38 @@ double tiny_of(DType d) {
 // same x_i, which cancel only up to rounding and swallow the O(1) terms: grad(grad(f)) through
 // svd/eigh vectors came out O(1) wrong (forward mode's tangent dx_i - dx_i is exactly 0, so hvp
 // was right). where() gives the diagonal no dependence on x at all.
+//
+// The broadened 1 / d as (d / s) / ((d / s)^2 + eps) / s with s = max |x| (zeros: 1): written
+// as d / (d^2 + eps s^2) the squares left the double range for values beyond ~1e154 or below
+// ~1e-154 (1e19 / 1e-19 in f32), and the eigh/svd vector derivatives came out 0 or garbage
+// (|x| ~ 1e160: d^2 = inf, F = 0). The value is the same function of x.
+namespace {
+Tensor unit_of(const Tensor& x) {  // max |x| over the last axis, keepdim; 1 where it is 0
+  const Tensor s = max(abs(x), {-1}, true);
+  return where(gt(s, Scalar(0.0)), s, scalar_tensor(1.0, s.dtype()));
+}
+}  // namespace
+
 Tensor inverse_gaps(const Tensor& x, double eps) {
-  const Tensor d = unsqueeze(x, -2) - unsqueeze(x, -1);  // d[i, j] = x[j] - x[i]
-  const Tensor scale2 = unsqueeze(square(max(abs(x), {-1}, true)), -1);
+  const Tensor unit = unsqueeze(unit_of(x), -1);
+  const Tensor d = (unsqueeze(x, -2) - unsqueeze(x, -1)) / unit;  // d[i, j] = (x[j] - x[i]) / s
   const std::int64_t n = x.shape().back();
   const Tensor off = logical_not(identity_like(n, DType::boolean, {}));
   const Tensor zero = scalar_tensor(0.0, x.dtype()), one = scalar_tensor(1.0, x.dtype());
-  const Tensor denominator = where(off, square(d) + scale2 * eps + tiny_of(x.dtype()), one);
+  const Tensor denominator = where(off, (square(d) + eps) * unit + tiny_of(x.dtype()), one);
   return where(off, d / denominator, zero);
 }
 
 Tensor inverse_sums(const Tensor& x, double eps) {
-  const Tensor d = unsqueeze(x, -2) + unsqueeze(x, -1);
-  const Tensor scale2 = unsqueeze(square(max(abs(x), {-1}, true)), -1);
-  return d / (square(d) + scale2 * eps + tiny_of(x.dtype()));
+  const Tensor unit = unsqueeze(unit_of(x), -1);
+  const Tensor d = (unsqueeze(x, -2) + unsqueeze(x, -1)) / unit;
+  return d / ((square(d) + eps) * unit + tiny_of(x.dtype()));
 }
 
 Tensor broadened_inverse(const Tensor& s, double eps) {
-  const Tensor scale2 = square(max(s, {-1}, true));
-  return s / (square(s) + scale2 * eps + tiny_of(s.dtype()));
+  const Tensor unit = unit_of(s);
+  const Tensor u = s / unit;
+  return u / ((square(u) + eps) * unit + tiny_of(s.dtype()));
 }
 
 Tensor hermitian_from_triangle(const Tensor& x, bool lower) {

@@ -94,6 +94,31 @@ TEST(LinalgAdSvd, ThinSquareTallWide) {
   check_svd({}, 3, 5, false, 3);
 }
 
+// Vector derivatives of a matrix scaled by 1e160 or 1e-160: the broadened 1 / (x_j - x_i) was
+// d / (d^2 + eps s^2), whose squares left the double range (F = 0 or garbage, silently). A loss
+// of the vectors alone is scale-invariant, so its gradient times the scale must not change.
+TEST(LinalgAdSvd, VectorDerivativesAtExtremeScales) {
+  auto max_abs = [](const Tensor& t) { return max(abs(t)).item<double>(); };
+  const Tensor a = randn({6, 4}, 70), c = randn({6, 4}, 71), ch = randn({4, 4}, 72);
+  auto svd_loss = [&](std::span<const Tensor> in) {
+    const SvdResult r = svd(in[0]);
+    return sum(mul(matmul(r.U.slice(1, 1, 2), r.Vh.slice(0, 1, 2)), c));
+  };
+  auto eigh_loss = [&](std::span<const Tensor> in) {
+    const Tensor h = add(in[0].slice(0, 0, 4), in[0].slice(0, 0, 4).transpose());
+    const Tensor v = eigh(h).eigenvectors.slice(1, 1, 2);
+    return sum(mul(matmul(v, v.transpose()), ch));
+  };
+  const Tensor g_svd = grad(svd_loss, {a})[0], g_eigh = grad(eigh_loss, {a})[0];
+  for (double scale : {1e160, 1e-160}) {
+    const Tensor as = mul(a, Scalar(scale));
+    const Tensor gs = mul(grad(svd_loss, {as})[0], Scalar(scale));
+    const Tensor ge = mul(grad(eigh_loss, {as})[0], Scalar(scale));
+    EXPECT_LT(max_abs(sub(gs, g_svd)), 1e-10 * max_abs(g_svd)) << scale;
+    EXPECT_LT(max_abs(sub(ge, g_eigh)), 1e-10 * max_abs(g_eigh)) << scale;
+  }
+}
+
 TEST(LinalgAdSvd, FullMatricesTallAndWide) {
   check_svd({}, 5, 3, true, 4);
   check_svd({}, 3, 5, true, 5);
