@@ -368,7 +368,10 @@ EigshResult eigsh(ScalarFn f_in, const Tensor& x0, std::int64_t k, const EigshOp
     for (std::int64_t j = 0; j < k; ++j) {
       if (j == i) continue;
       const double d = found.values[i] - found.values[j];
-      const double F = d / (d * d + eps * scale_abs * scale_abs);
+      // d / (d^2 + eps scale^2) on d / scale: d^2 overflowed beyond |A| ~ 1e154 (F = 0).
+      const double unit = scale_abs > 0 && std::isfinite(scale_abs) ? scale_abs : 1.0;
+      const double du = d / unit;
+      const double F = du / (du * du + eps) / unit;
       if (F != 0) xi = add(xi, mul(X[j], mul(vdot(X[j], probe[i]), Scalar(F))));
     }
     auto map = std::make_shared<HostLinearMap>();

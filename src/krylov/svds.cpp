@@ -179,12 +179,15 @@ Reattached reattach(const Triplets& t, const Tensor& ZU, const Tensor& ZV, const
   const Tensor J = matmul(conj(t.U).transpose(), ZU);  // J_ji = <u_j, dA v_i>
   const Tensor Jh = conj(J).transpose();
   std::vector<Scalar> f(static_cast<std::size_t>(k * k));
-  const double sc = t.scale * t.scale;
+  // (s_i^2 - s_j^2) / ((s_i^2 - s_j^2)^2 + eps s_max^4) on s / s_max: s_max^4 overflowed beyond
+  // s_max ~ 1e77 (F = 0, the in-space coupling dropped silently).
+  const double unit = t.scale > 0 && std::isfinite(t.scale) ? t.scale : 1.0;
   for (std::int64_t j = 0; j < k; ++j)
     for (std::int64_t i = 0; i < k; ++i) {
       if (i == j) continue;
-      const double d = t.s[i] * t.s[i] - t.s[j] * t.s[j];
-      f[j * k + i] = d / (d * d + eps * sc * sc);
+      const double si = t.s[i] / unit, sj = t.s[j] / unit;
+      const double d = si * si - sj * sj;
+      f[j * k + i] = d / (d * d + eps) / unit / unit;
     }
   const Tensor F = from_scalars(f, {k, k}, dt);
   std::vector<Scalar> sv(t.s.begin(), t.s.end());

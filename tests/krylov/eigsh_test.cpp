@@ -258,6 +258,22 @@ TEST(EigshGrad, SecondOrderOfAnEigenvalueThrows) {
   EXPECT_TRUE(grad(loss, {a0})[0].defined());
 }
 
+// F = d / (d^2 + eps scale^2) overflowed beyond |A| ~ 1e154 (F = 0): the gradient of a
+// scale-invariant eigenvector loss changed with the scale.
+TEST(EigshGrad, VectorLossAtAnExtremeScale) {
+  const Tensor a0 = random_hermitian(20, 36, DType::f64), c = randn({20}, 37);
+  auto loss = [&](std::span<const Tensor> in) {
+    const Tensor a = mul(add(in[0], in[0].transpose()), Scalar(0.5));
+    const EigshResult r = eigsh(matvec(a), randn({20}, 38), 2);
+    return square(sum(mul(r.eigenvectors[1], c)));
+  };
+  const Tensor g = grad(loss, {a0})[0];
+  for (double scale : {1e160, 1e-160}) {
+    const Tensor gs = mul(grad(loss, {mul(a0, Scalar(scale))})[0], Scalar(scale));
+    EXPECT_LT(max_abs_diff(gs, g), 1e-8) << scale;
+  }
+}
+
 TEST(Eigsh, RunsInsideOneExecutionScope) {
   const CpuBackend b(CpuBackendOptions{.threads = 2});
   BackendGuard use(b);

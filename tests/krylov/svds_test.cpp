@@ -183,6 +183,23 @@ TEST(SvdsGrad, ComplexLossOfTheRelativePhase) {
   }
 }
 
+// The in-space factor F = d / (d^2 + eps s_max^4) overflowed beyond s_max ~ 1e77 (F = 0): the
+// gradient of a scale-invariant vector loss changed with the scale.
+TEST(SvdsGrad, VectorLossAtAnExtremeScale) {
+  const Tensor a0 = randn({12, 9}, 55), c = randn({12, 9}, 56);
+  auto loss = [&](std::span<const Tensor> in) {
+    SvdsOptions o;
+    o.method = SvdsMethod::lanczos;
+    const SvdsResult r = svds(in[0], 3, o);
+    return sum(mul(matmul(r.U.slice(1, 1, 2), r.Vh.slice(0, 1, 2)), c));
+  };
+  const Tensor g = grad(loss, {a0})[0];
+  for (double scale : {1e80, 1e-80}) {
+    const Tensor gs = mul(grad(loss, {mul(a0, Scalar(scale))})[0], Scalar(scale));
+    EXPECT_LT(max_abs_diff(gs, g), 1e-9) << scale;
+  }
+}
+
 TEST(Svds, Errors) {
   const Tensor a = randn({8, 6}, 30);
   expect_error(ErrorKind::InvalidArgument, [&] { svds(a, 7); }, {"k = 7"});
