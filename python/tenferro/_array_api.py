@@ -418,7 +418,12 @@ def _setitem(self, key, value):
     lin, bshape, k = adv
     rest = tuple(self.shape[k:])
     n = int(lin.size)
-    v = value if isinstance(value, Tensor) else _c_asarray(value)
+    if isinstance(value, (builtins.bool, int, float, complex)) and not isinstance(value, Tensor):
+        # as the basic __setitem__: a Python number becomes a 0-d tensor of x's dtype (a complex
+        # one with an imaginary part is DTypeMismatchError on a real x, not cast to its real part)
+        v = _tf.scalar_tensor(value, self.dtype)
+    else:
+        v = value if isinstance(value, Tensor) else _c_asarray(value)
     if v.dtype != self.dtype:
         v = _tf.cast(v, self.dtype)
     v = _tf.reshape(v.broadcast_to(tuple(bshape) + rest), (n,) + rest)

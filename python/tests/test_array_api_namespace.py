@@ -391,6 +391,25 @@ def test_setitem_on_strided_view_and_cast():
     np.testing.assert_array_equal(np.asarray(y), np.array([1, 0, 2], np.int32))
 
 
+def test_advanced_setitem_python_number_as_basic():
+    # A complex Python number into a real array was cast to its real part by the advanced
+    # (integer-array / mask) __setitem__ while the basic one refuses it: a silent wrong write.
+    for d in (np.float64, np.float32, np.int32, np.uint8):
+        for key in ([0, 2], np.array([True, False, True, False]), slice(1, 3)):
+            x = tf.asarray(np.zeros(4, d))
+            with pytest.raises(tf.DTypeMismatchError):
+                x[key] = 1 + 2j
+            np.testing.assert_array_equal(np.asarray(x), np.zeros(4, d))
+    # a Python int beyond int64 into a float array is a number, as with a basic key (NumPy too)
+    for v in (2**64, -2**63 - 1):
+        x = tf.asarray(np.zeros(4))
+        x[[0, 2]] = v
+        np.testing.assert_array_equal(np.asarray(x), np.array([float(v), 0, float(v), 0]))
+    c = tf.asarray(np.zeros(3, np.complex128))
+    c[[1]] = 1 + 2j
+    np.testing.assert_array_equal(np.asarray(c), np.array([0, 1 + 2j, 0]))
+
+
 def test_python_bool_key():
     a = arr((3, 4))
     for key in (True, False, np.bool_(True)):
