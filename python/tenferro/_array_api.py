@@ -893,7 +893,10 @@ _round.__name__ = "round"
 
 
 def _int_operand(v):
-    return (isinstance(v, Tensor) and v.dtype in _INTS) or _is_int(v)
+    # bool operands too: beside an integer one they promote to its dtype (x_u64 ** True is
+    # uint64, not a float64 that rounds 2**64 - 1)
+    return (isinstance(v, Tensor) and (v.dtype in _INTS or v.dtype == _BOOL)) or \
+        isinstance(v, (int, np.integer, np.bool_))
 
 
 def _int_power(x1, x2):
@@ -946,13 +949,13 @@ pow_.__name__ = "pow"
 
 
 def _pow_dunder(self, other):
-    if self.dtype in _INTS and _int_operand(other):
+    if _int_operand(self) and _int_operand(other):
         return _int_power(self, other)
     return _c_pow_dunder(self, other)
 
 
 def _rpow_dunder(self, other):
-    if self.dtype in _INTS and _int_operand(other):
+    if _int_operand(self) and _int_operand(other):
         return _int_power(other, self)
     return _c_rpow_dunder(self, other)
 

@@ -239,6 +239,24 @@ def test_integer_pow_is_integer(dtype, np_dtype):
     np.testing.assert_allclose(np.asarray(tf.asarray([2.0, 3.0]) ** 2), [4.0, 9.0])
 
 
+def test_integer_pow_with_bool_operand_is_integer():
+    # A bool exponent or base beside an integer array took C++ pow's float64, which rounds
+    # uint64 values (x_u64 ** True gave 1.8446744073709552e19 for 2**64 - 1); NumPy promotes
+    # bool to the integer dtype.
+    u = np.array([2**64 - 1, 3], dtype=np.uint64)
+    tu = tf.asarray(u)
+    m = np.array([True, False])
+    tm = tf.asarray(m)
+    for r, want in ((tu ** True, u), (tf.pow(tu, True), u), (tu ** tm, u ** m),
+                    (tf.pow(tu, tm), u ** m), (tm ** tu, m ** u),
+                    (True ** tf.asarray(np.array([2, 3], np.int8)), np.array([1, 1], np.int8))):
+        assert r.dtype == tf.asarray(want).dtype
+        np.testing.assert_array_equal(np.asarray(r), want)
+    x = tf.asarray(u.copy())
+    x **= True
+    np.testing.assert_array_equal(np.asarray(x), u)
+
+
 def test_reflected_floordiv_and_mod_keep_the_array_dtype():
     xi = np.array([1, 2, -3, 7], dtype=np.int32)
     xf = np.array([1.5, -2.0, 3.0, 0.5], dtype=np.float32)
