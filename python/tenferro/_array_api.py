@@ -872,8 +872,40 @@ def flip(x, /, axis=None):
 _c_clip = _tf.clip
 
 
+def _int_bound(x, v, lower):
+    """A Python number bound of an integer x as a 0-d array of x's dtype holding the exact
+    answer: an int is clamped to the dtype's range (a double would round it beyond 2**53), a
+    finite float rounds inwards (ceil for min, floor for max). None for an infinite float that
+    bounds nothing; the number itself where C++ decides (NaN, complex, bool)."""
+    if isinstance(v, (builtins.bool, np.bool_)) or not isinstance(v, (int, float, np.integer,
+                                                                      np.floating)):
+        return v
+    if isinstance(v, (float, np.floating)):
+        if math.isnan(v):  # also beside an array bound, which would cast it to 0
+            raise _tf.InvalidArgumentError(
+                f"clip: bound NaN for an integer x {list(x.shape)} {x.dtype}; expected a "
+                f"number (the NaN result has no integer value)")
+        if math.isinf(v):
+            if (v < 0) == lower:
+                return None
+            v = -2**64 if v < 0 else 2**64
+        else:
+            v = math.ceil(v) if lower else math.floor(v)
+    info = _tf.iinfo(x.dtype)
+    return _c_asarray(builtins.min(builtins.max(int(v), info.min), info.max), x.dtype)
+
+
+def _clip_method(self, min=None, max=None):
+    """x.clip(min, max): clip(x, min, max)."""
+    return clip(self, min, max)
+
+
 def clip(x, /, min=None, max=None):
     """x clamped to [min, max] (tenferro's clip), with the standard's signature."""
+    x = _tensor(x)
+    if x.dtype in _INTS:
+        min = _int_bound(x, min, True) if min is not None else None
+        max = _int_bound(x, max, False) if max is not None else None
     return _c_clip(x, min, max)
 
 
@@ -1116,6 +1148,7 @@ def install_signatures(ns):
     for name in ("std", "var"):
         ns[name] = _moment_reduction(name)
     ns["clip"] = clip
+    Tensor.clip = _clip_method
     ns["expand_dims"] = expand_dims
     ns["flip"] = flip
     for name in ("argmax", "argmin"):

@@ -91,6 +91,33 @@ def test_clip_nan_and_inverted_bounds():
         tf.clip(np.ones(2), np.ones(2), 1j)
 
 
+def test_clip_integer_bounds_are_exact():
+    # Python-number bounds of an integer x went through a double: beyond 2**53 they rounded
+    # (clip(x_u64, 2**63 + 3) gave 2**63 for 5) and a fractional bound truncated towards 0
+    # (clip(x_i8, max=-0.5) left 0 and 1 at 0, above the bound). Now ints are exact (clamped to
+    # the dtype's range) and fractional bounds round inwards, in x's dtype; x.clip too.
+    u = np.array([2**64 - 1, 2**63 + 1, 5], dtype=np.uint64)
+    for r in (tf.clip(u, 2**63 + 3), tf.asarray(u).clip(2**63 + 3),
+              tf.clip(u, np.uint64(2**63 + 3), 2**64 - 1)):
+        assert r.dtype == tf.uint64
+        np.testing.assert_array_equal(np.asarray(r), [2**64 - 1, 2**63 + 3, 2**63 + 3])
+    np.testing.assert_array_equal(np.asarray(tf.clip(u, None, 2**64 - 2)),
+                                  [2**64 - 2, 2**63 + 1, 5])
+    i = np.array([2**62 + 1, -2**62, 0], dtype=np.int64)
+    np.testing.assert_array_equal(np.asarray(tf.clip(i, 2**53 + 1, 2**62 + 2)),
+                                  [2**62 + 1, 2**53 + 1, 2**53 + 1])
+    x = np.array([0, 1, 3, 127, -128], dtype=np.int8)
+    for lo, hi, want in ((2.5, None, [3, 3, 3, 127, 3]), (None, -0.5, [-1, -1, -1, -1, -128]),
+                         (-0.5, 2.5, [0, 1, 2, 2, 0]), (300, None, [127] * 5),
+                         (None, -300, [-128] * 5), (-np.inf, np.inf, x), (np.inf, None, [127] * 5)):
+        for r in (tf.clip(x, lo, hi), tf.asarray(x).clip(lo, hi)):
+            assert r.dtype == tf.int8
+            np.testing.assert_array_equal(np.asarray(r), want)
+    # a NaN bound of an integer x is an error, also beside an array bound (it was cast to 0)
+    with pytest.raises(tf.InvalidArgumentError, match="clip"):
+        tf.clip(x, np.zeros(5, np.int8), NAN)
+
+
 def test_clip_gradient():
     x = tf.asarray(np.array([-2.0, -0.5, 0.3, 1.0, 3.0]))
     g = tf.grad(lambda t: tf.sum(tf.clip(t, -1.0, 1.0)))(x)
