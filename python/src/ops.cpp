@@ -180,11 +180,14 @@ void bind_ops(py::module_& m) {
     m.def(
         name,
         [is_max](const Tensor& x, const py::object& axis, bool keepdims) {
+          // The axis is read here, with the GIL: call() may release it (to_int64 checks
+          // PyErr_Occurred for -1, which crashed without the GIL for axis=-1).
+          const std::optional<std::int64_t> a =
+              axis.is_none() ? std::nullopt : std::optional<std::int64_t>(to_int64(axis));
           return call(
               [&](const Tensor& t) {
-                if (axis.is_none()) return is_max ? argmax(t) : argmin(t);
-                const auto a = to_int64(axis);
-                return is_max ? argmax(t, a, keepdims) : argmin(t, a, keepdims);
+                if (!a) return is_max ? argmax(t) : argmin(t);
+                return is_max ? argmax(t, *a, keepdims) : argmin(t, *a, keepdims);
               },
               x);
         },

@@ -146,6 +146,29 @@ def test_arg_extrema_sort(d):
     check(v, np.min(x, 1, keepdims=True))
 
 
+_ARG_EXTREMA_LARGE = """
+import numpy as np, tenferro as tf
+x = (np.arange(5000 * 3) % 997).astype(np.float64).reshape(5000, 3)
+for name in ("argmax", "argmin"):
+    for axis in (-1, -2, 0, 1, None):
+        got = np.asarray(getattr(tf, name)(tf.asarray(x), axis=axis))
+        assert np.array_equal(got, getattr(np, name)(x, axis=axis)), (name, axis)
+print("ok")
+"""
+
+
+def test_arg_extrema_negative_axis_on_a_large_input():
+    # From 4096 elements the op runs with the GIL released (Note [GIL policy]); the axis used to
+    # be converted inside, and to_int64 checks PyErr_Occurred for -1: axis=-1 crashed the
+    # interpreter (segfault). Run in a child process so that a crash fails only this test.
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _ARG_EXTREMA_LARGE], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.returncode, r.stderr[-2000:])
+
+
 @pytest.mark.parametrize("d", REAL_FLOAT)
 def test_softmax(d):
     x = sample((3, 4), d, 6)
