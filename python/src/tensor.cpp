@@ -581,6 +581,28 @@ py::object dunder(const Binary& op, py::handle a, py::handle b, py::handle other
   return py::cast(apply_binary(op, a, b));
 }
 
+/// Whether a and b may address common bytes: one storage, or (a NumPy array wrapped without a
+/// copy, np.asarray(t) converted back) another storage object over the same memory, detected by
+/// the byte ranges the strided layouts span. The storage test alone missed the second case, and
+/// t[1:] = np.asarray(t)[:-1] or t += np.asarray(t)[::-1] read elements already written.
+bool may_share_memory(const Tensor& a, const Tensor& b) {
+  if (!a.has_storage() || !b.has_storage() || a.numel() == 0 || b.numel() == 0) return false;
+  if (a.storage().get() == b.storage().get()) return true;
+  const auto span = [](const Tensor& t) {
+    const auto item = static_cast<std::intptr_t>(dtype_size(t.dtype()));
+    std::intptr_t lo = reinterpret_cast<std::intptr_t>(t.data_ptr()), hi = lo + item;
+    for (std::int64_t k = 0; k < t.rank(); ++k) {
+      const auto ext = static_cast<std::intptr_t>(t.shape()[k] - 1) *
+                       static_cast<std::intptr_t>(t.strides()[k]) * item;
+      (ext < 0 ? lo : hi) += ext;
+    }
+    return std::pair{lo, hi};
+  };
+  const auto [alo, ahi] = span(a);
+  const auto [blo, bhi] = span(b);
+  return alo < bhi && blo < ahi;
+}
+
 /// In-place operator: writes into `self` through the `_into` op when that is allowed (a plain
 /// concrete tensor), else computes out of place (Python then rebinds the name), as a tensor that
 /// requires grad or is traced cannot be written in place.
@@ -604,7 +626,7 @@ py::object inplace(py::object self_obj, py::handle other, const Binary& op, Into
     Tensor b = operand(other);
     // A view of self's own storage (x[1:] += x[:-1]) is read as if copied first, as NumPy: the
     // _into op refuses a partial overlap rather than read elements it has already written.
-    if (b.has_storage() && b.storage().get() == self.storage().get() && !b.aux())
+    if (!b.aux() && may_share_memory(b, self))
       b = call([](const Tensor& y) { return tenferro::copy(y); }, b);
     call([&](const Tensor& x, const Tensor& y) { tt(self, x, y); }, self, b);
   } else {
@@ -739,7 +761,7 @@ void setitem(Tensor& x, py::handle key, py::handle value) {
     src = scalar_tensor(*s, view.dtype());
   } else {
     src = operand(value);
-    if (src.has_storage() && view.has_storage() && src.storage().get() == view.storage().get())
+    if (may_share_memory(src, view))
       src = call(&copy, src);  // the _into ops refuse overlapping (shifted) views of the output
     if (src.dtype() != view.dtype())
       src = call([&](const Tensor& t) { return cast(t, view.dtype()); }, src);

@@ -410,6 +410,32 @@ def test_advanced_setitem_python_number_as_basic():
     np.testing.assert_array_equal(np.asarray(c), np.array([0, 1 + 2j, 0]))
 
 
+def test_write_from_numpy_memory_of_the_same_array():
+    # A NumPy array over the tensor's own memory (np.asarray(t), or the array t wraps) is a
+    # different storage object; only the same storage was copied first, so a shifted or reversed
+    # source was read after being overwritten (t[1:] = np.asarray(t)[:-1] gave all zeros).
+    a = np.arange(10.0)
+    t = tf.asarray(a)  # wraps a without a copy
+    t[1:] = a[:-1]
+    np.testing.assert_array_equal(np.asarray(t), np.r_[0.0, np.arange(9.0)])
+    t = tf.asarray(np.arange(10.0))
+    t[::-1] = np.asarray(t)
+    np.testing.assert_array_equal(np.asarray(t), np.arange(9.0, -1.0, -1.0))
+    t = tf.asarray(np.arange(10.0))
+    t[1:] = tf.asarray(np.asarray(t))[:-1]
+    np.testing.assert_array_equal(np.asarray(t), np.r_[0.0, np.arange(9.0)])
+    a = np.arange(10.0)
+    t = tf.asarray(a)
+    t += a[::-1]
+    np.testing.assert_array_equal(np.asarray(t), np.full(10, 9.0))
+    a = np.arange(10.0)
+    t = tf.asarray(a)
+    t[1:] += a[:-1]
+    want = np.arange(10.0)
+    want[1:] += want[:-1]
+    np.testing.assert_array_equal(np.asarray(t), want)
+
+
 def test_python_bool_key():
     a = arr((3, 4))
     for key in (True, False, np.bool_(True)):
