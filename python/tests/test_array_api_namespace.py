@@ -436,6 +436,20 @@ def test_write_from_numpy_memory_of_the_same_array():
     np.testing.assert_array_equal(np.asarray(t), want)
 
 
+def test_into_refuses_numpy_memory_overlapping_out():
+    # The _into ops compared storages, not addresses: a NumPy array over out's memory passed the
+    # check and was read after being overwritten (add_into(t, a[::-1], 0) gave [5 4 3 3 4 5]).
+    a = np.arange(6.0)
+    t = tf.asarray(a)
+    with pytest.raises(tf.InvalidArgumentError, match="overlaps"):
+        tf.add_into(t, a[::-1], 0.0)
+    with pytest.raises(tf.InvalidArgumentError, match="overlaps"):
+        tf.add_into(t, tf.asarray(np.ones(6)), tf.asarray(np.asarray(t))[::-1])
+    np.testing.assert_array_equal(a, np.arange(6.0))  # unchanged
+    tf.add_into(t, a, 1.0)  # the identical view stays allowed, as for one storage
+    np.testing.assert_array_equal(a, np.arange(1.0, 7.0))
+
+
 def test_python_bool_key():
     a = arr((3, 4))
     for key in (True, False, np.bool_(True)):

@@ -28,26 +28,29 @@ namespace {
 
 bool carries_state(const Tensor& t) { return t.aux() && !t.aux()->empty(); }
 
+// Views are compared by the addresses they span, not by storage identity: two storages can
+// share memory (a NumPy array wrapped without a copy and the tensor it was exported from, in the
+// Python binding), and a shifted or reversed input over out's bytes was read after being written.
 struct ByteRange {
-  std::int64_t lo, hi;  // [lo, hi)
+  std::intptr_t lo, hi;  // [lo, hi)
 };
 ByteRange byte_range(const Tensor& t) {
-  std::int64_t lo = t.offset(), hi = t.offset();
+  const auto size = static_cast<std::intptr_t>(dtype_size(t.dtype()));
+  std::intptr_t lo = reinterpret_cast<std::intptr_t>(t.data_ptr()), hi = lo + size;
   for (std::size_t i = 0; i < t.shape().size(); ++i) {
-    const std::int64_t ext = (t.shape()[i] - 1) * t.strides()[i];
+    const auto ext = static_cast<std::intptr_t>((t.shape()[i] - 1) * t.strides()[i]) * size;
     (ext < 0 ? lo : hi) += ext;
   }
-  const auto size = static_cast<std::int64_t>(dtype_size(t.dtype()));
-  return {lo * size, (hi + 1) * size};
+  return {lo, hi};
 }
 
 bool same_view(const Tensor& a, const Tensor& b) {
-  return a.storage().get() == b.storage().get() && a.offset() == b.offset() &&
-         a.dtype() == b.dtype() && a.shape() == b.shape() && a.strides() == b.strides();
+  return a.data_ptr() == b.data_ptr() && a.dtype() == b.dtype() && a.shape() == b.shape() &&
+         a.strides() == b.strides();
 }
 
 bool overlaps(const Tensor& a, const Tensor& b) {
-  if (a.numel() == 0 || b.numel() == 0 || a.storage().get() != b.storage().get()) return false;
+  if (a.numel() == 0 || b.numel() == 0) return false;
   const ByteRange x = byte_range(a), y = byte_range(b);
   return x.lo < y.hi && y.lo < x.hi;
 }
