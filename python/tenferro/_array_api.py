@@ -354,13 +354,19 @@ def _advanced(x, key):
     arrs = [_key_array(a) for a in arrays]
     if not builtins.all(np.issubdtype(a.dtype, np.integer) for a in arrs):
         return None  # float arrays, or a boolean mask that is not the sole index: unsupported
-    arrs = np.broadcast_arrays(*arrs)
-    fixed = []
-    for i, a in enumerate(arrs):
+    for i, a in enumerate(arrs):  # before broadcasting: an int beside an empty array is checked
         n = x.shape[i]
         if a.size and (a.min() < -n or a.max() >= n):
             bad = a[(a < -n) | (a >= n)].flat[0]
             raise IndexError(f"index {bad} is out of bounds for axis {i} with size {n}")
+    try:
+        arrs = np.broadcast_arrays(*arrs)
+    except ValueError as e:  # NumPy raises IndexError here
+        raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together with "
+                         f"shapes {' '.join(str(a.shape) for a in arrs)}") from e
+    fixed = []
+    for i, a in enumerate(arrs):
+        n = x.shape[i]
         fixed.append(np.where(a < 0, a + n, a).astype(np.int64))
     bshape = arrs[0].shape
     if builtins.any(x.shape[i] == 0 for i in range(k)):

@@ -450,6 +450,22 @@ def test_into_refuses_numpy_memory_overlapping_out():
     np.testing.assert_array_equal(a, np.arange(1.0, 7.0))
 
 
+def test_index_errors_with_empty_and_unbroadcastable_arrays():
+    # An out-of-range int beside an empty index array was broadcast away unchecked (x[3, []] on
+    # shape (3, 0, 0) returned an empty array, NumPy raises), and index arrays that do not
+    # broadcast raised ValueError instead of NumPy's IndexError.
+    x = tf.asarray(np.zeros((3, 0, 0)))
+    with pytest.raises(IndexError):
+        x[3, np.array([], np.int64)]
+    with pytest.raises(IndexError):
+        x[3, np.array([], np.int64)] = 1.0
+    y = tf.asarray(np.zeros((3, 4)))
+    with pytest.raises(IndexError):
+        y[np.array([0, 1]), np.array([0, 1, 2])]
+    with pytest.raises(IndexError):
+        y[np.array([0, 1]), np.array([0, 1, 2])] = 1.0
+
+
 def test_python_bool_key():
     a = arr((3, 4))
     for key in (True, False, np.bool_(True)):
