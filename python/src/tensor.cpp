@@ -477,6 +477,22 @@ namespace {
 /// general rule applies (no such pair, or an int a Scalar holds exactly).
 std::optional<Tensor> with_python_int(const Binary& op, py::handle a, py::handle b) {
   const bool ta = py::isinstance<Tensor>(a), tb = py::isinstance<Tensor>(b);
+  if (!ta && !tb) {
+    // A NumPy array (or scalar) beside a Python int: the array becomes a tensor first, so the
+    // int takes its dtype as beside a tensor (an np.uint64 array + 2**63 + 1 stayed uint64
+    // only when the array was a tensor; otherwise the int went as i64 and the sum as f64).
+    const auto python_int = [](py::handle h) {
+      return PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr());
+    };
+    const bool ia = python_int(a), ib = python_int(b);
+    if (ia == ib) return std::nullopt;
+    py::handle other = ia ? b : a;
+    if (!py::isinstance<py::array>(other) &&
+        !py::isinstance(other, py::module_::import("numpy").attr("generic")))
+      return std::nullopt;
+    const py::object t = py::cast(operand(other));
+    return ia ? with_python_int(op, a, t) : with_python_int(op, t, b);
+  }
   if (ta == tb) return std::nullopt;
   const Tensor& t = (ta ? a : b).cast<const Tensor&>();
   py::handle h = ta ? b : a;

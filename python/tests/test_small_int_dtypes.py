@@ -315,3 +315,21 @@ def test_arange_of_uint64_beyond_2_53_is_exact(args):
     want = np.arange(*args, dtype=np.uint64)
     assert np.asarray(got).dtype == np.uint64
     np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_numpy_arrays_beside_python_ints_take_the_array_dtype_as_tensors_do():
+    # A NumPy array (not a tensor) beside a Python int beyond 2**53 went through an i64 0-d
+    # array, and uint64 with int64 gave float64: 2**53 + 1 and 2**63 + 1 came back rounded.
+    for big in (2**53 + 1, 2**63 + 1, 2**64 - 1):
+        a = np.array([0, 1], np.uint64)
+        for r in (tf.add(a, big), tf.add(big, a), tf.maximum(a, big)):
+            assert r.dtype == tf.uint64
+            assert [int(v) for v in np.asarray(r)] in ([big, big + 1 if big < 2**64 - 1 else 0],
+                                                      [big, big])
+        assert int(np.asarray(tf.subtract(np.array([big], np.uint64), big - 1))[0]) == 1
+    with pytest.raises(OverflowError):
+        tf.add(np.array([1], np.uint8), 300)
+    with pytest.raises(OverflowError):
+        tf.multiply(-1, np.array([1], np.uint16))
+    r = tf.add(np.array([0], np.int64), 2**53 + 1)
+    assert r.dtype == tf.int64 and int(np.asarray(r)[0]) == 2**53 + 1
