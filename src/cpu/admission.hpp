@@ -152,6 +152,11 @@ struct ScopeRecord {
   std::shared_ptr<Engine> engine;
   ResourcePermit permit;
   bool operation_active = false;
+  /// True when an operation on `st` may borrow this record: the scope's exact engine and a live
+  /// scope permit (Note [Operation loan]).
+  bool lends_to(const BackendState& st) const noexcept {
+    return identity == st.id && engine.get() == st.engine.get() && permit.valid();
+  }
 };
 /// This thread's scope record while tls_admission.scope_active, else null. A plain pointer
 /// (constinit, trivially destructible): reading it costs no TLS wrapper call.
@@ -180,8 +185,7 @@ inline ScopeRecord* inline_loan(const BackendState& st) noexcept {
   const ThreadAdmission& t = tls_admission;
   if (!t.scope_active || t.in_operation || t.session != nullptr) return nullptr;
   ScopeRecord* r = tls_scope_record;
-  if (r == nullptr || r->operation_active || r->identity != st.id ||
-      r->engine.get() != st.engine.get() || !r->permit.valid() ||
+  if (r == nullptr || r->operation_active || !r->lends_to(st) ||
       st.fork_generation != fork_generation())
     return nullptr;
   return r;

@@ -68,16 +68,10 @@ class BoundedCache {
     if (it->second != order_.begin()) order_.splice(order_.begin(), order_, it->second);
     return &it->second->second;
   }
-  /// The most recently used value when `matches(its key)` holds, else null (no miss is counted:
-  /// the caller goes on to find()). For lookups that usually repeat the last one (an op called in
-  /// a loop): no hash, no probe of the index, the order already right.
-  template <class Pred>
-  V* find_front(Pred&& matches) {
-    return find_recent(std::forward<Pred>(matches), 1);
-  }
-  /// find_front over the `n` most recently used entries, newest first; a match becomes the most
-  /// recently used. For a few ops that alternate in a loop (an autodiff step's forward and
-  /// backward ops): each finds itself among the last few without hashing.
+  /// The first of the `n` most recently used entries (newest first) whose key `matches`, made the
+  /// most recently used; null when none matches (no miss is counted: the caller goes on to
+  /// find()). For lookups that usually repeat one of the last few (an op in a loop,
+  /// the few ops of an autodiff step that alternate): no hash, no probe of the index.
   template <class Pred>
   V* find_recent(Pred&& matches, std::size_t n) {
     auto it = order_.begin();

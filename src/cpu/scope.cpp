@@ -43,9 +43,9 @@ class ScopeInstall {
 // the scope's exact engine and a live scope permit (Note [Operation loan]); another witness is
 // rejected as `entry` says.
 ScopeRecord* loan_record(const BackendState& st, EntryKind entry, const char* op) {
-  ScopeRecord& r = *tls_scope;
+  ScopeRecord& r = *tls_scope_record;
   if (r.operation_active) return nullptr;
-  if (r.identity != st.id || r.engine.get() != st.engine.get() || !r.permit.valid())
+  if (!r.lends_to(st))
     reject_entry(entry, std::string(op) +
                             ": the backend does not match the active execution scope; expected a "
                             "copy of the scope's backend witness");

@@ -83,13 +83,13 @@ void eager_execute(ExecContext& ctx, const Primitive& p, InputRefs in,
   // with the very layout records it holds (the outputs of an earlier hit, or the same inputs).
   // Records compared by pointer only, so this hashes nothing; anything else falls through to the
   // full lookup.
-  const auto same_as_front = [&](const EagerKey& k) {
+  const auto same_records = [&](const EagerKey& k) {
     if (k.inputs.size() != in.size()) return false;
     for (std::size_t i = 0; i < in.size(); ++i)
       if (k.inputs[i].get() != in[i]->layout()) return false;
     return same_primitive(p, *k.primitive);
   };
-  if (EagerEntry* hit = cache.find_recent(same_as_front, kEagerRecentSlots)) {
+  if (EagerEntry* hit = cache.find_recent(same_records, kEagerRecentSlots)) {
     run_entry(ctx, p, *hit, in, in_span, out);
     return;
   }

@@ -155,15 +155,15 @@ TEST(BoundedCache, EvictsLeastRecentlyUsedAndCounts) {
 }
 
 // find_recent tries only the n most recently used entries, newest first, moves a match to the
-// front, and counts a hit; find_entry gives the key of a hashed hit.
+// front, and counts a hit (n = 1: the front alone); find_entry gives the key of a hashed hit.
 TEST(BoundedCache, RecentSlotsAndFindEntry) {
   detail::BoundedCache<int, std::string> c(8);
   for (int k = 1; k <= 4; ++k) c.insert(k, std::to_string(k));  // order: 4 3 2 1
   auto is = [](int want) { return [want](int k) { return k == want; }; };
   EXPECT_EQ(c.find_recent(is(1), 3), nullptr);  // fourth from the front: outside 3 slots
   ASSERT_NE(c.find_recent(is(2), 3), nullptr);  // third: found, now the front
-  EXPECT_EQ(*c.find_front(is(2)), "2");
-  EXPECT_EQ(c.find_front(is(4)), nullptr);  // 4 is second now
+  EXPECT_EQ(*c.find_recent(is(2), 1), "2");
+  EXPECT_EQ(c.find_recent(is(4), 1), nullptr);  // 4 is second now
   ASSERT_NE(c.find_recent(is(1), 4), nullptr);
   EXPECT_EQ(c.stats().hits, 3u);
   EXPECT_EQ(c.stats().misses, 0u);  // the recent slots never count a miss
@@ -171,7 +171,7 @@ TEST(BoundedCache, RecentSlotsAndFindEntry) {
   ASSERT_NE(key, nullptr);
   EXPECT_EQ(*key, 3);
   EXPECT_EQ(*value, "3");
-  EXPECT_EQ(*c.find_front(is(3)), "3");  // a hashed hit is the front too
+  EXPECT_EQ(*c.find_recent(is(3), 1), "3");  // a hashed hit is the front too
   auto [none_key, none_value] = c.find_entry(9);
   EXPECT_EQ(none_key, nullptr);
   EXPECT_EQ(none_value, nullptr);

@@ -182,7 +182,7 @@ TEST(EagerCache, EveryLayoutDifferenceIsAnotherEntry) {
   EXPECT_EQ(eager_stats(b).misses - misses0, 4u);  // all hits the second time
 }
 
-// The front slot (BoundedCache::find_front) answers an op repeated on the same layout records
+// The recent slots (BoundedCache::find_recent) answer an op repeated on the same layout records
 // without hashing; anything it does not match by pointer falls through to the full lookup. Ops
 // that alternate, inputs whose records are other objects with equal layouts, and a different op
 // right after must all still find their own entries and values.
