@@ -559,15 +559,27 @@ def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (builtins.bool, np.bool_))
 
 
+def _leaves_range(lo, hi, step, dtype):
+    # Whether an integer arange of dtype has a value outside dtype's range: the C++ arange casts
+    # each double like cast(), which saturates, where integer values must wrap (the exact path).
+    r = range(lo, hi, step)
+    if dtype is None or len(r) == 0:
+        return False
+    info = _tf.iinfo(dtype)
+    return builtins.min(r[0], r[-1]) < info.min or builtins.max(r[0], r[-1]) > info.max
+
+
 def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
     """Evenly spaced values in [start, stop) (tenferro's arange), on the CPU device. Integer
     arguments beyond 2**53 are exact (start + step * i in int64, or in uint64 for an unsigned
-    dtype; the C++ arange takes doubles)."""
+    dtype; the C++ arange takes doubles), and so are values outside an integer dtype's range,
+    which wrap (the low bits, as NumPy; the C++ arange would saturate them)."""
     _check_device(device, "arange")
     lo, hi = (0, start) if stop is None else (start, stop)
     if (_is_int(lo) and _is_int(hi) and _is_int(step) and step != 0
             and (dtype is None or dtype in _INTS)
-            and builtins.max(abs(int(lo)), abs(int(hi)), abs(int(step))) > 2**53):
+            and (builtins.max(abs(int(lo)), abs(int(hi)), abs(int(step))) > 2**53
+                 or _leaves_range(int(lo), int(hi), int(step), dtype))):
         n = len(range(int(lo), int(hi), int(step)))
         if dtype in _UNSIGNED:
             # start + step * i modulo 2**64: uint64 products and sums wrap, so the values, which

@@ -317,6 +317,20 @@ def test_arange_of_uint64_beyond_2_53_is_exact(args):
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
+@pytest.mark.parametrize("args,dtype", [((-5, 5), "uint8"), ((250, 260), "uint8"),
+                                        ((0, 300, 100), "int8"), ((10, -10, -3), "uint16"),
+                                        ((-1, 2**52, 2**51), "uint64"), ((-200, 200, 37), "int8"),
+                                        ((2**31 - 3, 2**31 + 3), "int32")])
+def test_arange_values_outside_an_integer_dtype_wrap_as_numpy(args, dtype):
+    # Integer arguments whose values leave the dtype's range went through the C++ arange's
+    # doubles and saturated (arange(250, 260, dtype=uint8) ended in 255, 255, ...), unlike
+    # the same start beside a bound beyond 2**53, which wrapped; both wrap now, as NumPy.
+    got = tf.arange(*args, dtype=getattr(tf, dtype))
+    want = np.array([v % 2**64 for v in range(*args)], np.uint64).astype(dtype)  # low bits
+    assert np.asarray(got).dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
 def test_numpy_arrays_beside_python_ints_take_the_array_dtype_as_tensors_do():
     # A NumPy array (not a tensor) beside a Python int beyond 2**53 went through an i64 0-d
     # array, and uint64 with int64 gave float64: 2**53 + 1 and 2**63 + 1 came back rounded.
