@@ -158,7 +158,9 @@ def astype(x, dtype, /, *, copy=True, device=None):
     _check_device(device, "astype")
     if not isinstance(x, Tensor):
         raise TypeError(f"astype: expected a Tensor, got {type(x).__name__}")
-    dtype = _as_dtype(dtype, "astype")
+    # Every form a dtype= argument takes (a DType, its names, a NumPy dtype), as x.astype(d);
+    # anything else is DTypeMismatchError, a TypeError.
+    dtype = dtype.dtype if isinstance(dtype, Tensor) else _tf.dtype(dtype)
     if x.dtype == dtype:
         return _tf.copy(x) if copy else x
     return _tf.cast(x, dtype)

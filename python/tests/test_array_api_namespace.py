@@ -181,6 +181,21 @@ def test_astype_copy():
     assert list(inspect.signature(tf.astype).parameters) == ["x", "dtype", "copy", "device"]
 
 
+def test_astype_takes_every_dtype_form():
+    # tf.astype took only DType objects (TypeError for "float32", np.int8, np.dtype("u2")),
+    # where x.astype(d) and every dtype= argument take the names and NumPy dtypes too.
+    x = tf.asarray(np.array([1.5, -2.5, 300.0]))
+    for d, want in (("float32", tf.float32), ("f32", tf.float32), (np.int8, tf.int8),
+                    (np.dtype("u2"), tf.uint16), ("bool", tf.bool), (tf.int64, tf.int64),
+                    (tf.asarray(np.zeros(1, np.complex64)), tf.complex64)):
+        y = tf.astype(x, d)
+        assert y.dtype is want
+        np.testing.assert_array_equal(np.asarray(y), np.asarray(x.astype(want)))
+    for bad in ("bogus", np.float16, None, 3):
+        with pytest.raises(TypeError):
+            tf.astype(x, bad)
+
+
 def test_constants():
     assert tf.e == np.e and tf.pi == np.pi
     assert tf.inf == np.inf and math.isnan(tf.nan)
