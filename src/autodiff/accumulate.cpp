@@ -72,10 +72,16 @@ Tensor accumulate(const Tensor& a, const Tensor& b) { return bind1(AccumulatePri
 bool accumulates_in_place(const Tensor& acc, const Tensor& v) noexcept {
   // Small tensors only: large sums go through the backend (parallel loops); rank <= 6 keeps the
   // strided walk free of allocation (noexcept).
-  return !acc.aux() && !v.aux() && acc.has_storage() && v.has_storage() &&
-         acc.numel() <= (std::int64_t{1} << 15) && v.rank() <= 6 &&
-         acc.storage().use_count() == 1 && acc.is_contiguous() && acc.shape() == v.shape() &&
-         acc.dtype() == v.dtype() && acc.storage().get() != v.storage().get();
+  if (acc.aux() || v.aux() || !acc.has_storage() || !v.has_storage() ||
+      acc.numel() > (std::int64_t{1} << 15) || v.rank() > 6 || !acc.is_contiguous())
+    return false;
+  // Note [Twin cotangents]: v may be acc itself (a rule that gives two inputs one cotangent,
+  // x * x or x + x): the same elements in the same order, held by these two handles only, so
+  // acc[i] += acc[i] reads each element before it writes it and nobody else sees the doubling.
+  if (acc.storage().get() == v.storage().get())
+    return acc.storage().use_count() == 2 && acc.layout() == v.layout() &&
+           acc.offset() == v.offset();
+  return acc.storage().use_count() == 1 && acc.shape() == v.shape() && acc.dtype() == v.dtype();
 }
 
 void accumulate_in_place(Tensor& acc, const Tensor& v) noexcept {

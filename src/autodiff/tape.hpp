@@ -122,7 +122,9 @@ std::shared_ptr<TensorAux> new_layer(const TensorAux& level, std::shared_ptr<Ten
 /// a + b for equal shapes and dtypes, through bind (so it records tangents and traces).
 Tensor accumulate(const Tensor& a, const Tensor& b);
 /// True when accumulate_in_place(acc, v) may run: acc is the only reference to its contiguous
-/// storage and neither tensor carries autodiff/trace state (so nobody can observe the update).
+/// storage, or v is acc itself and the two are its only references (Note [Twin cotangents] in
+/// accumulate.cpp), and neither tensor carries autodiff/trace state (so nobody can observe the
+/// update).
 bool accumulates_in_place(const Tensor& acc, const Tensor& v) noexcept;
 /// acc += v in place, under the conditions of accumulates_in_place(). Runs inline (no backend
 /// entry, no allocation): a leaf's gradient accumulation in a training loop costs one pass.

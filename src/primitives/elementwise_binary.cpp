@@ -17,6 +17,7 @@ struct AddOp : BinaryDefaults {
   static constexpr bool sign_agnostic = true;  // wraps: Note [Sign-agnostic kernels]
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::add;
   static constexpr Ints ints = Ints::native;
+  static constexpr bool commutative = true;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
@@ -45,6 +46,7 @@ struct MulOp : BinaryDefaults {
   static constexpr bool sign_agnostic = true;  // wraps: Note [Sign-agnostic kernels]
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::mul;
   static constexpr Ints ints = Ints::native;
+  static constexpr bool commutative = true;
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {

@@ -61,6 +61,9 @@ struct BinaryDefaults {
   static constexpr bool sign_agnostic = false;  // Note [Sign-agnostic kernels]
   static constexpr std::int64_t cost = kernels::kCheapCost;
   static constexpr kernels::simd::Binary simd = kernels::simd::Binary::none;  // its f32/f64 loop
+  // op(a, b) == op(b, a) and da(a, b) == db(b, a): one operand passed twice (x * x) has two equal
+  // cotangents, computed once (Note [Twin cotangents] in src/autodiff/accumulate.cpp).
+  static constexpr bool commutative = false;
 };
 
 /// A partial derivative: the tensor `t` (when defined) times the constant `c`.
@@ -80,6 +83,12 @@ Partial conj(Partial p);
 Tensor fit_tangent(const Tensor& t, const Tensor& y);
 /// A VJP result reduced to x's shape (sum over broadcast dims) and cast to x's dtype.
 Tensor fit_cotangent(const Tensor& g, const Tensor& x);
+/// True when `a` and `b` are one value: the same elements of one storage, with the same autodiff
+/// and trace state (so the same tangents at every level below).
+inline bool same_operand(const Tensor& a, const Tensor& b) noexcept {
+  return a.storage().get() == b.storage().get() && a.layout() == b.layout() &&
+         a.offset() == b.offset() && a.aux() == b.aux();
+}
 /// a + b where an undefined operand means zero.
 Tensor add_maybe(const Tensor& a, const Tensor& b);
 
@@ -340,6 +349,10 @@ class BinaryPrim final : public PrimitiveWith<BinaryPrim<Op>> {
       if (needs[0]) {
         Partial d = side_ == ScalarSide::left ? Op::db(a, b, y[0]) : Op::da(a, b, y[0]);
         in_ct[0] = fit_cotangent(scale(ct[0], conj(std::move(d))), x[0]);
+        if (Op::commutative && side_ == ScalarSide::none && needs[1] && same_operand(x[0], x[1])) {
+          in_ct[1] = in_ct[0];
+          return;
+        }
       }
       if (side_ == ScalarSide::none && needs[1])
         in_ct[1] = fit_cotangent(scale(ct[0], conj(Op::db(a, b, y[0]))), x[1]);

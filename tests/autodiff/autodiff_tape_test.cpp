@@ -286,3 +286,45 @@ TEST(AutodiffTape, VjpResultCheckComparesShapeAndDtype) {
   expect_error([&] { detail::check_vjp_result(p, zeros({2}), x); }, ErrorKind::RuntimeState,
                {"[2] f64, [2, 3] f64"});
 }
+
+// Note [Twin cotangents]: x * x and x + x give their one operand a single cotangent, doubled in
+// place when nobody else holds it, and never when somebody could see the write.
+TEST(AutodiffTape, OneOperandPassedTwiceGetsBothCotangents) {
+  Tensor x = vec({1.5, -2, 3}).requires_grad_();
+  backward(tsum(tmul(x, x)));
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{3, -4, 6}));  // exact: 2x
+  x.zero_grad_();
+  Tensor ct = vec({1, 2, -1});
+  backward(tmul(x, x), ct);
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{3, -8, -6}));  // 2 ct x
+  x.zero_grad_();
+  // x + x hands the caller's cotangent to both inputs: ct must not be doubled in place.
+  backward(tadd(x, x), ct);
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{2, 4, -2}));
+  EXPECT_EQ(ct.to_vector<double>(), (std::vector<double>{1, 2, -1}));
+  // A detached operand is another value (no tangent, no edge): one path only.
+  EXPECT_EQ(grad([](std::span<const Tensor> in) { return tsum(tmul(in[0], detach(in[0]))); },
+                 {vec({1.5, -2, 3})})[0]
+                .to_vector<double>(),
+            (std::vector<double>{1.5, -2, 3}));
+  // Overlapping views of one storage are different operands: d/dx sum(x[0:2] * x[1:3]).
+  auto shifted = [](std::span<const Tensor> in) {
+    return tsum(tmul(slice(in[0], 0, 0, 2), slice(in[0], 0, 1, 3)));
+  };
+  EXPECT_EQ(grad(shifted, {vec({1, 2, 3})})[0].to_vector<double>(), (std::vector<double>{2, 4, 2}));
+  // Second order through the twin: the Hessian of sum(x * x * x) is diag(6x); of sum(x * x), 2I.
+  auto cube = [](std::span<const Tensor> in) { return tsum(tmul(tmul(in[0], in[0]), in[0])); };
+  Tensor h = hessian(cube, {vec({1, -2})})[0][0];
+  EXPECT_EQ(h.to_vector<double>(), (std::vector<double>{6, 0, 0, -12}));
+  auto square = [](std::span<const Tensor> in) { return tsum(tmul(in[0], in[0])); };
+  EXPECT_EQ(hvp(square, {vec({1, -2})}, {vec({3, 5})})[0].to_vector<double>(),
+            (std::vector<double>{6, 10}));
+  // create_graph: x.grad = 2x carries a graph, whose sum has gradient 2.
+  Tensor w = vec({1, 4}).requires_grad_();
+  backward(tsum(tmul(w, w)), {.create_graph = true});
+  Tensor g = w.grad();
+  w.zero_grad_();
+  backward(tsum(g));
+  EXPECT_EQ(w.grad().to_vector<double>(), (std::vector<double>{2, 2}));
+  w.zero_grad_();
+}
