@@ -60,10 +60,18 @@ Tensor logsumexp(const Tensor& x, Dims axes, bool keepdims) {
   return log(s) + (keepdims ? shift : reshape(shift, s.shape()));
 }
 
+// (x - m) - log(sum(exp(x - m))), m the detached maximum as in logsumexp. Not x - logsumexp(x):
+// that rounds m + log(s) to m's precision first, so for |x| large beside log(s) the log term
+// is lost (f32 [3e4] * 1000 gave -6.908203 for -6.907755, [1e16, 1e16] gave log_softmax 0 and
+// softmax [1, 1]). Subtracting m from x first is exact near the maximum. m is a constant of the
+// derivative, so the gradient is the same (1 - softmax on the diagonal), at every order.
 Tensor log_softmax(const Tensor& x, std::int64_t axis) {
   require_real(x, "log_softmax");
   const Tensor xf = is_integral(x.dtype()) ? cast(x, default_float) : x;
-  return xf - logsumexp(xf, {axis}, true);
+  const Tensor m = detach(max(xf, {axis}, true));
+  const Tensor shift = where(eq(m - m, 0.0), m, scalar_tensor(0.0, xf.dtype()));
+  const Tensor z = xf - shift;
+  return z - log(sum(exp(z), {axis}, true));
 }
 
 Tensor softmax(const Tensor& x, std::int64_t axis) { return exp(log_softmax(x, axis)); }

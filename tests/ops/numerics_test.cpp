@@ -156,6 +156,30 @@ TEST(Numerics, LogsumexpIsStableAndItsGradientIsSoftmax) {
       log_softmax(from_vector<double>({1e4, 0}, {2}), 0).to_vector<double>();
   EXPECT_EQ(ls[0], 0.0);
   EXPECT_EQ(ls[1], -1e4);
+  // Large magnitudes beside log(n): x - logsumexp(x) rounded m + log(s) to m first and lost
+  // the log term (softmax of [1e16, 1e16] was [1, 1], of f32 [3e4] * 1000 off by 4.5e-4).
+  const std::vector<double> big =
+      log_softmax(from_vector<double>({1e16, 1e16}, {2}), 0).to_vector<double>();
+  EXPECT_DOUBLE_EQ(big[0], -std::log(2.0));
+  EXPECT_DOUBLE_EQ(big[1], -std::log(2.0));
+  EXPECT_EQ(softmax(from_vector<double>({-1e300, -1e300}, {2}), 0).to_vector<double>(),
+            (std::vector<double>{0.5, 0.5}));
+  const Tensor f = full({1000}, 3e4, DType::f32);
+  for (float v : log_softmax(f, 0).to_vector<float>())
+    EXPECT_FLOAT_EQ(v, static_cast<float>(-std::log(1000.0)));
+  EXPECT_NEAR(sum(softmax(f, 0)).item<float>(), 1.0f, 1e-5f);
+  const std::vector<float> near =
+      log_softmax(from_vector<float>({1e6f, 1e6f + 1}, {2}), 0).to_vector<float>();
+  EXPECT_FLOAT_EQ(near[0], static_cast<float>(-std::log1p(std::exp(1.0))));
+  EXPECT_FLOAT_EQ(near[1], static_cast<float>(-std::log1p(std::exp(-1.0))));
+  // The special values stay those of x - logsumexp(x).
+  const std::vector<double> sp =
+      log_softmax(from_vector<double>({kInf, 1, -kInf}, {3}), 0).to_vector<double>();
+  EXPECT_TRUE(std::isnan(sp[0]));
+  EXPECT_EQ(sp[1], -kInf);
+  EXPECT_EQ(sp[2], -kInf);
+  EXPECT_EQ(log_softmax(from_vector<double>({-kInf, 0}, {2}), 0).to_vector<double>(),
+            (std::vector<double>{-kInf, 0.0}));
   // Derivatives, first and second order.
   auto lse = [](std::span<const Tensor> in) { return std::vector<Tensor>{logsumexp(in[0], {1})}; };
   EXPECT_TRUE(adtest::check_vjp(lse, {x}));

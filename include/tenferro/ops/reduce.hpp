@@ -97,8 +97,9 @@ Tensor std(const Tensor& x, Dims axes = {}, double correction = 0.0, bool keepdi
 /// bool and integers compute in f64. An empty reduction is InvalidArgument (as max). The
 /// gradient is softmax(x), at every order.
 Tensor logsumexp(const Tensor& x, Dims axes = {}, bool keepdims = false);
-/// exp(x - logsumexp(x, {axis}, true)) and x - logsumexp(x, {axis}, true): numerically stable
-/// for any magnitudes. Real dtypes (integers in f64).
+/// log_softmax is (x - m) - log(sum(exp(x - m))) with m the maximum along `axis` (0 where it is
+/// not finite), softmax its exp: numerically stable for any magnitudes (x - logsumexp(x) would
+/// round m + log(s) to m first: softmax of [1e16, 1e16] was [1, 1]). Real dtypes (integers in f64).
 Tensor softmax(const Tensor& x, std::int64_t axis);
 Tensor log_softmax(const Tensor& x, std::int64_t axis);
 /// Index (i64) of the largest / smallest element along `axis` (negative counts from the end):
