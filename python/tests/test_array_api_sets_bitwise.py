@@ -216,7 +216,14 @@ def test_searchsorted_sorter_out_of_range_names_searchsorted():
     x1 = tf.asarray(np.array([2.0, 1.0]))
     with pytest.raises(tf.InvalidArgumentError, match="searchsorted: sorter.*5"):
         tf.searchsorted(x1, x1, sorter=tf.asarray(np.array([1, 5])))
-    same(tf.searchsorted(x1, tf.asarray(np.array([1.5])), sorter=tf.asarray(np.array([-1, 0]))),
+    # A negative index is out of range too (NumPy: ValueError "Sorter index out of range"); it
+    # used to count from the end, so [-1, 0] read x1 as [1, 2] and gave [1].
+    for sorter in [np.array([-1, 0]), np.array([1, -2], np.int32)]:
+        with pytest.raises(tf.InvalidArgumentError, match=r"searchsorted: sorter.*-\d.*position"):
+            tf.searchsorted(x1, tf.asarray(np.array([1.5])), sorter=tf.asarray(sorter))
+        with pytest.raises(ValueError):
+            tf.searchsorted(x1, tf.asarray(np.array([1.5])), sorter=tf.asarray(sorter))
+    same(tf.searchsorted(x1, tf.asarray(np.array([1.5])), sorter=tf.asarray(np.array([1, 0]))),
          np.array([1]))
 
 

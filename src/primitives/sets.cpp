@@ -67,6 +67,12 @@ class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
       throw Error(ErrorKind::InvalidArgument,
                   "searchsorted: x1 must be one-dimensional (the sorted sequence), got " +
                       describe(in) + " (x1, x2)");
+    if (in.size() > 2 &&
+        (!is_integer(in[2].dtype()) || in[2].rank() != 1 || in[2].shape()[0] != x1.shape()[0]))
+      throw Error(ErrorKind::ShapeMismatch,
+                  "searchsorted: sorter must be one-dimensional of an integer dtype with x1's "
+                  "length, got " +
+                      describe(in) + " (x1, x2, sorter)");
     if (is_complex(x1.dtype()) || is_complex(x2.dtype()))
       throw Error(ErrorKind::DTypeMismatch,
                   "searchsorted: complex numbers are not ordered; got " + describe(in) +
@@ -79,6 +85,9 @@ class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
     const Tensor& x2 = in[1];
     const I n = x1.numel(), m = x2.numel();
     I* o = static_cast<I*>(out[0].data_ptr());
+    // The sorter (a third input) is checked whole, also when x2 is empty, before any search.
+    const std::vector<I> order = in.size() > 2 ? checked_sorter(in, n) : std::vector<I>{};
+    const I* s = in.size() > 2 ? order.data() : nullptr;
     if (m == 0) return;
     const bool right = side_ == SearchSide::right;
     visit_dtype(promote(x1.dtype(), x2.dtype()), [&](auto z) {
@@ -93,8 +102,9 @@ class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
             I lo = 0, hi = n;  // answer in [lo, hi]
             while (lo < hi) {
               const I mid = lo + (hi - lo) / 2;
+              const T& am = a[s != nullptr ? s[mid] : mid];
               // left: is x1[mid] before q? right: is x1[mid] not after q?
-              const bool go_right = right ? !before(q, a[mid]) : before(a[mid], q);
+              const bool go_right = right ? !before(q, am) : before(am, q);
               if (go_right)
                 lo = mid + 1;
               else
@@ -111,6 +121,40 @@ class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
   }
 
  private:
+  // The sorter's entries as i64, each in [0, n): a negative entry is an error, as NumPy's
+  // "Sorter index out of range" (it used to count from the end, index_select's rule).
+  static std::vector<I> checked_sorter(std::span<const Tensor> in, I n) {
+    const Tensor& sorter = in[2];
+    std::vector<I> r(static_cast<std::size_t>(n));
+    visit_dtype(sorter.dtype(), [&](auto z) {
+      using S = decltype(z);
+      if constexpr (std::is_integral_v<S> && !std::is_same_v<S, bool>) {
+        std::unique_ptr<S[]> hold;
+        const S* p = n > 0 ? contiguous_or_held<S>(sorter, hold, "searchsorted") : nullptr;
+        for (I k = 0; k < n; ++k) {
+          const S v = p[k];
+          bool bad = false;
+          if constexpr (std::is_signed_v<S>)
+            bad = v < 0 || static_cast<I>(v) >= n;
+          else
+            bad = static_cast<std::uint64_t>(v) >= static_cast<std::uint64_t>(n);
+          if (bad)
+            throw Error(ErrorKind::InvalidArgument,
+                        "searchsorted: sorter must hold indices into x1 (argsort(x1)) in [0, " +
+                            std::to_string(n) + "), got index " + std::to_string(v) +
+                            " at position " + std::to_string(k) + " for " + describe(in) +
+                            " (x1, x2, sorter); negative indices are not accepted (NumPy)");
+          r[static_cast<std::size_t>(k)] = static_cast<I>(v);
+        }
+      } else {
+        throw Error(ErrorKind::DTypeMismatch,
+                    "searchsorted: sorter must hold indices of an integer dtype, got " +
+                        describe(in) + " (x1, x2, sorter)");
+      }
+    });
+    return r;
+  }
+
   SearchSide side_;
 };
 
@@ -187,7 +231,6 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, SearchSide side, const T
     throw Error(ErrorKind::InvalidArgument,
                 "searchsorted: side must be SearchSide::left or SearchSide::right, got " +
                     std::to_string(static_cast<int>(side)));
-  Tensor a = x1;
   if (sorter.defined()) {
     const Tensor all[3] = {x1, x2, sorter};
     if (x1.rank() != 1)
@@ -203,16 +246,11 @@ Tensor searchsorted(const Tensor& x1, const Tensor& x2, SearchSide side, const T
                   "searchsorted: sorter must be one-dimensional with x1's length " +
                       std::to_string(x1.shape()[0]) + ", got " + detail::describe(all) +
                       " (x1, x2, sorter)");
-    // x1 in sorted order. index_select checks the range; its error would name the gather
-    // (take_along_axis), so an eager call says that it is searchsorted's sorter.
-    try {
-      a = index_select(x1, 0, sorter);
-    } catch (const Error& e) {
-      throw Error(e.kind(), "searchsorted: sorter must hold indices into x1 (argsort(x1)), got " +
-                                detail::describe(all) + " (x1, x2, sorter): " + e.message());
-    }
+    // The primitive reads x1 through the sorter and checks every index in [0, n) when it runs
+    // (eagerly, traced or prepared alike).
+    return detail::bind1(detail::SearchSortedPrim(side), {x1, x2, sorter});
   }
-  return detail::bind1(detail::SearchSortedPrim(side), a, x2);
+  return detail::bind1(detail::SearchSortedPrim(side), x1, x2);
 }
 
 UniqueAllResult unique_all(const Tensor& x) {

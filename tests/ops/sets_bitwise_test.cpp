@@ -305,9 +305,45 @@ TEST(SearchSorted, SorterOutOfRangeNamesSearchsorted) {
                  (void)searchsorted(x1, v, SearchSide::right, i32s({-3, 0}));
                },
                {"searchsorted", "sorter", "-3"});
-  // Negative indices in [-n, 0) count from the end, as index_select's.
-  EXPECT_EQ(searchsorted(x1, v, SearchSide::left, i64s({-1, 0})).to_vector<i64>(),
+  // A negative index is out of range too, as NumPy's "Sorter index out of range": it used to
+  // count from the end (index_select's rule), so {-1, 0} read x1 as [1, 2] and returned 1.
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)searchsorted(x1, v, SearchSide::left, i64s({-1, 0}));
+               },
+               {"searchsorted", "sorter", "-1", "position 0", "[0, 2)"});
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)searchsorted(x1, f64s({}), SearchSide::left, i32s({1, -2}));
+               },
+               {"searchsorted", "sorter", "-2", "position 1"});
+  // u64 above INT64_MAX is out of range, not wrapped to a negative index.
+  expect_error(ErrorKind::InvalidArgument,
+               [&] {
+                 (void)searchsorted(x1, v, SearchSide::left,
+                                    from_vector<std::uint64_t>({1, std::uint64_t{1} << 63}, {2}));
+               },
+               {"searchsorted", "sorter", "9223372036854775808"});
+  EXPECT_EQ(searchsorted(x1, v, SearchSide::left, from_vector<std::uint8_t>({1, 0}, {2}))
+                .to_vector<i64>(),
             (std::vector<i64>{1}));
+}
+
+TEST(SearchSorted, SorterIsCheckedInPreparedPrograms) {
+  // The check runs with the op, so a prepared program refuses a negative sorter as well.
+  const Tensor x1 = f64s({3.0, 1.0, 2.0});
+  const Tensor v = f64s({1.5, 2.5});
+  auto f = [](std::span<const Tensor> a) {
+    return std::vector<Tensor>{searchsorted(a[0], a[1], SearchSide::left, a[2])};
+  };
+  const Program p = trace(
+      f, {ValueSpec{{3}, DType::f64}, ValueSpec{{2}, DType::f64}, ValueSpec{{3}, DType::i64}});
+  Runtime rt;
+  const Tensor good[3] = {x1, v, i64s({1, 2, 0})};
+  EXPECT_EQ(rt.run(rt.prepare(p), good)[0].to_vector<i64>(), (std::vector<i64>{1, 2}));
+  const Tensor bad[3] = {x1, v, i64s({1, 2, -3})};
+  expect_error(ErrorKind::InvalidArgument, [&] { (void)rt.run(rt.prepare(p), bad); },
+               {"searchsorted", "sorter", "-3", "position 2"});
 }
 
 TEST(SearchSorted, NoGradientFlowsThroughTheIndices) {

@@ -21,10 +21,12 @@
 // not sorted the result is unspecified (some index in [0, n], never an error or a crash). Errors
 // (naming searchsorted and the shapes/dtypes): x1 not 1-D, a sorter that is not 1-D of x1's length:
 // InvalidArgument / ShapeMismatch; complex operands, a sorter that is not of an integer dtype:
-// DTypeMismatch; a sorter index outside [-n, n): InvalidArgument (index_select's check, named as
-// searchsorted's sorter in an eager call). It is one primitive: eager, traced and in prepared
-// programs (the output shape is x2's), inside an execution scope; no gradient (an i64 result:
-// autodiff treats it as constant, as argsort).
+// DTypeMismatch; a sorter index outside [0, n), negative ones included (NumPy: "Sorter index out
+// of range"; they do not count from the end): InvalidArgument naming searchsorted, the index and
+// its position, checked for every entry whenever the op runs (eagerly, traced or prepared). It is
+// one primitive (x1, x2 and the sorter its inputs): eager, traced and in prepared programs (the
+// output shape is x2's), inside an execution scope; no gradient (an i64 result: autodiff treats
+// it as constant, as argsort).
 //
 // **unique_*(x)**: the distinct values of x, flattened first (row-major), **sorted ascending** in
 // the order above (the standard allows any order; tenferro always sorts). Each NaN is distinct
