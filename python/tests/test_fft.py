@@ -100,6 +100,19 @@ def test_errors():
         tf.fft.fft(z, 4)  # n is keyword-only, as the standard
 
 
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+@pytest.mark.parametrize("d", [0.0, -0.0, float("nan"), float("inf"), -float("inf"), 1e-320])
+def test_frequency_spacing_must_be_finite_and_nonzero(name, d):
+    # d = 0 gave inf/NaN frequencies (NumPy: ZeroDivisionError); NaN and Inf spacings too.
+    with pytest.raises(tf.InvalidArgumentError, match=name + ": d "):
+        getattr(tf.fft, name)(4, d=d)
+    with pytest.raises(ValueError):
+        getattr(tf.fft, name)(4, d=d, dtype=tf.float32)
+    # A negative spacing is NumPy's too.
+    np.testing.assert_allclose(_np(getattr(tf.fft, name)(5, d=-0.5)),
+                               getattr(np.fft, name)(5, d=-0.5))
+
+
 def test_traced_program_gives_the_eager_values():
     x = tf.asarray(_r((4, 6)))
 

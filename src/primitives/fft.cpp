@@ -21,6 +21,7 @@
 #include "tenferro/ops/fft.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -326,6 +327,12 @@ std::vector<I> shift_axes(const char* op, const Tensor& x,
   return ax;
 }
 
+std::string format_spacing(double d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  return buf;
+}
+
 Tensor freq(const char* op, I n, double d, DType dtype, bool half) {
   if (n < 1)
     throw Error(ErrorKind::InvalidArgument,
@@ -336,6 +343,12 @@ Tensor freq(const char* op, I n, double d, DType dtype, bool half) {
   const I count = half ? n / 2 + 1 : n;
   std::vector<double> v(static_cast<std::size_t>(count));
   const double scale = 1.0 / (d * static_cast<double>(n));
+  // d = 0 gave Inf/NaN frequencies (NumPy: ZeroDivisionError), a NaN or infinite d NaN or zeros;
+  // a d so small that 1 / (d n) overflows is the same failure.
+  if (!std::isfinite(d) || d == 0 || !std::isfinite(scale))
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": d (the sample spacing) must be finite and nonzero, with " +
+                    "1 / (d n) finite; got d " + format_spacing(d) + ", n " + std::to_string(n));
   for (I k = 0; k < count; ++k)
     v[static_cast<std::size_t>(k)] =
         static_cast<double>(half || k <= (n - 1) / 2 ? k : k - n) * scale;

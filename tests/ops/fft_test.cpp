@@ -10,6 +10,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <vector>
@@ -365,6 +366,16 @@ TEST(Fft, BadInputsAreTypedErrors) {
   expect_error(ErrorKind::InvalidArgument, [&] { (void)fftfreq(0); }, {"fftfreq"});
   expect_error(ErrorKind::InvalidArgument, [&] { (void)rfftfreq(4, 1.0, DType::c64); },
                {"rfftfreq", "c64"});
+  // A spacing d of 0, NaN or +-Inf, or one so small that 1 / (d n) overflows: it used to give
+  // Inf / NaN frequencies (NumPy raises ZeroDivisionError for d = 0).
+  for (double d : {0.0, -0.0, std::nan(""), std::numeric_limits<double>::infinity(),
+                   -std::numeric_limits<double>::infinity(), 1e-320}) {
+    expect_error(ErrorKind::InvalidArgument, [&] { (void)fftfreq(4, d); }, {"fftfreq", "d "});
+    expect_error(ErrorKind::InvalidArgument, [&] { (void)rfftfreq(4, d, DType::f32); },
+                 {"rfftfreq", "d "});
+  }
+  // A negative spacing is NumPy's too: the frequencies change sign.
+  EXPECT_EQ(fftfreq(4, -1.0).to_vector<double>(), (std::vector<double>{-0.0, -0.25, 0.5, 0.25}));
   expect_error(ErrorKind::InvalidArgument, [&] { (void)fftshift(z, std::vector<i64>{5}); },
                {"fftshift"});
 }

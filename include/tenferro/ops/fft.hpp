@@ -83,9 +83,11 @@ Tensor irfftn(const Tensor& x, std::optional<std::vector<std::int64_t>> s = std:
               FftNorm norm = FftNorm::backward);
 
 /// Sample frequencies of fft: [0, 1, ..., (n-1)/2, -(n/2), ..., -1] / (d n), in `dtype` (f32 or
-/// f64). n < 1 or a non-real dtype is InvalidArgument.
+/// f64). n < 1, a non-real dtype, or a spacing d that is 0, NaN or infinite (or so small that
+/// 1 / (d n) overflows) is InvalidArgument naming the op and d (NumPy: ZeroDivisionError for d =
+/// 0). A negative d is allowed (the frequencies change sign, as NumPy).
 Tensor fftfreq(std::int64_t n, double d = 1.0, DType dtype = DType::f64);
-/// Sample frequencies of rfft: [0, 1, ..., n/2] / (d n).
+/// Sample frequencies of rfft: [0, 1, ..., n/2] / (d n); errors as fftfreq.
 Tensor rfftfreq(std::int64_t n, double d = 1.0, DType dtype = DType::f64);
 /// Moves the zero frequency to the centre: rolls each of `axes` (default all) by n/2.
 Tensor fftshift(const Tensor& x, std::optional<std::vector<std::int64_t>> axes = std::nullopt);
