@@ -29,7 +29,7 @@ namespace tenferro {
 
 struct FixedPointOptions {
   /// Converged when |f(x) - x| <= tol * |f(x)| (Frobenius norms); negative: 1e-12 (f64, c128),
-  /// 1e-5 (f32, c64).
+  /// 1e-5 (f32, c64); NaN or infinite: InvalidArgument.
   double tol = -1.0;
   /// Applications of f in the forward iteration; more is LinAlgError (unless
   /// require_convergence is false).

@@ -62,7 +62,8 @@ struct EigshOptions {
   /// Krylov (Davidson: search) space size; 0: max(2 k + 10, 20), at most the dimension.
   std::int64_t krylov_dim = 0;
   /// Converged when |f(x) - lambda x| <= tol * max(|Ritz values|); negative: 1e-12 (f64, c128),
-  /// 1e-5 (f32, c64).
+  /// 1e-5 (f32, c64). NaN or infinite (here and in every tol / degeneracy_eps below):
+  /// InvalidArgument naming the solver and the option.
   double tol = -1.0;
   std::int64_t max_restarts = 200;
   /// Lanczos: check convergence after every step, not only when the Krylov space is full (the

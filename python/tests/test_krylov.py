@@ -80,3 +80,25 @@ def test_eigsh_eager_stops_early_on_a_warm_start():
     assert abs(vals.numpy()[0] + 3.0) < 1e-10
     assert abs(vals_full.numpy()[0] + 3.0) < 1e-10
     assert info["applications"] < info_full["applications"]
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_non_finite_tol_is_refused(bad):
+    # A NaN tol failed `tol >= 0` in C++ and silently became the default; inf accepted anything.
+    a = _sym(12, 7)
+    at = tf.asarray(a)
+    spd = tf.asarray(a @ a + np.eye(12))
+    x = tf.asarray(np.ones(12))
+    with pytest.raises(tf.InvalidArgumentError, match="eigsh: tol"):
+        tf.eigsh(lambda v: tf.matmul(at, v), x, 1, tol=bad)
+    with pytest.raises(tf.InvalidArgumentError, match="linsolve: tol"):
+        tf.linsolve(lambda v: tf.matmul(spd, v), x, tol=bad)
+    with pytest.raises(tf.InvalidArgumentError, match="exponentiate: tol"):
+        tf.exponentiate(lambda v: tf.matmul(at, v), 0.5, x, tol=bad)
+    with pytest.raises(tf.InvalidArgumentError, match="svds: tol"):
+        tf.svds(tf.asarray(np.ones((6, 4))), 1, tol=bad)
+    with pytest.raises(ValueError, match="fixed_point: tol"):
+        tf.fixed_point(lambda v: tf.cos(v) * 0.5, tf.asarray(np.zeros(3)), tol=bad)
+    # A negative tol is still the documented default.
+    w, _, info = tf.eigsh(lambda v: tf.matmul(at, v), x, 1, tol=-1.0)
+    assert info["converged"] == 1

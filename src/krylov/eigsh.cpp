@@ -296,11 +296,13 @@ EigshResult eigsh(ScalarFn f_in, const Tensor& x0, std::int64_t k, const EigshOp
                     " must be in [1, dimension of x0 = " + std::to_string(n) + "]");
   if (o.krylov_dim < 0 || o.max_restarts < 0)
     throw Error(ErrorKind::InvalidArgument, "eigsh: krylov_dim and max_restarts must be >= 0");
+  // Checked up front, not only when a derivative needs it.
+  (void)resolve_degeneracy_eps(op, real_dtype(x0.dtype()), o.degeneracy_eps);
   auto f = std::make_shared<ScalarFn>(std::move(f_in));
   RunParams p{k,
               0,
               o.max_restarts,
-              default_tol(x0.dtype(), o.tol),
+              default_tol(op, x0.dtype(), o.tol),
               o.which,
               !is_complex(x0.dtype()),
               o.seed,
@@ -354,9 +356,7 @@ EigshResult eigsh(ScalarFn f_in, const Tensor& x0, std::int64_t k, const EigshOp
   // <x_j, dA x_i> over the computed pairs + the solve -(A - lambda_i)^-1 Q dA x_i in their
   // complement (Q = 1 - X X^H), by MINRES.
   const std::vector<Tensor> X = found.vectors;
-  const double eps = o.degeneracy_eps >= 0 ? o.degeneracy_eps
-                     : (rdt == DType::f32) ? kDegeneracyEpsSingle
-                                           : kDegeneracyEpsDouble;
+  const double eps = resolve_degeneracy_eps(op, rdt, o.degeneracy_eps);
   std::vector<Tensor> probe, dlam;
   for (std::int64_t i = 0; i < k; ++i) {
     probe.push_back(derivative_probe(y[i]));

@@ -147,7 +147,7 @@ ExponentiateResult exponentiate(ScalarFn f_in, Scalar t, const Tensor& x,
     throw Error(ErrorKind::InvalidArgument, "exponentiate: t must be finite");
   const DType dt = t.imag() != 0 ? complex_dtype(x.dtype()) : x.dtype();
   auto f = std::make_shared<ScalarFn>(std::move(f_in));
-  const double tol = default_tol(x.dtype(), o.tol);
+  const double tol = default_tol(op, x.dtype(), o.tol);
   const std::int64_t kdim = o.krylov_dim, max_steps = o.max_steps;
   CountedMap A{op, f.get()};
   const Apply apply = [&A](const Tensor& v) { return A(v); };

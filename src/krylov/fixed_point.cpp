@@ -233,7 +233,7 @@ FixedPointResult fixed_point_with_info(ScalarFn f_in, const Tensor& x0,
   for (std::size_t i = 0; i < params.size(); ++i)
     frozen.push_back(plain(params[i], "params[" + std::to_string(i) + "]"));
   auto f = std::make_shared<ScalarFn>(std::move(f_in));
-  const double tol = detail::krylov::default_tol(x.dtype(), o.tol);
+  const double tol = detail::krylov::default_tol(kOp, x.dtype(), o.tol);
   const BoundFn bound{f, frozen};
 
   FixedPointResult out = iterate(bound, x, o, tol);
@@ -257,7 +257,7 @@ FixedPointResult fixed_point_with_info(ScalarFn f_in, const Tensor& x0,
   jac->f = bound;
   jac->at = out.x;
   jac->dense_threshold = o.dense_threshold;
-  jac->tol = detail::krylov::default_tol(real_dtype(x.dtype()), -1.0);
+  jac->tol = detail::krylov::default_tol(kOp, real_dtype(x.dtype()), -1.0);
   auto map = std::make_shared<HostLinearMap>();
   map->solver = kOp;
   map->apply = [jac](std::span<const Tensor> in) {

@@ -79,7 +79,7 @@ LinsolveResult linsolve(ScalarFn f_in, const Tensor& b, const Tensor& x0,
     throw Error(ErrorKind::InvalidArgument,
                 "linsolve: max_iterations must be >= 0 and krylov_dim >= 1");
   auto f = std::make_shared<ScalarFn>(std::move(f_in));
-  const double tol = default_tol(b.dtype(), o.tol);
+  const double tol = default_tol(op, b.dtype(), o.tol);
   const LinsolveMethod method = o.method;
   const std::int64_t max_iter = o.max_iterations, kdim = o.krylov_dim;
   CountedMap A{op, f.get()};

@@ -38,9 +38,26 @@ std::string format_list(const std::vector<double>& v) {
   return "[" + s + "]";
 }
 
-double default_tol(DType dtype, double tol) {
+namespace {
+// A negative finite value is the documented "default" sentinel; NaN and +-Inf are refused.
+void require_finite_option(const char* op, const char* option, double v) {
+  if (!std::isfinite(v))
+    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": " + option +
+                                                " must be a finite number (negative: the " +
+                                                "dtype's default), got " + format_g(v));
+}
+}  // namespace
+
+double default_tol(const char* op, DType dtype, double tol) {
+  require_finite_option(op, "tol", tol);
   if (tol >= 0) return tol;
   return dtype == DType::f32 || dtype == DType::c64 ? 1e-5 : 1e-12;
+}
+
+double resolve_degeneracy_eps(const char* op, DType rdt, double eps) {
+  require_finite_option(op, "degeneracy_eps", eps);
+  if (eps >= 0) return eps;
+  return rdt == DType::f32 || rdt == DType::c64 ? kDegeneracyEpsSingle : kDegeneracyEpsDouble;
 }
 
 void require_floating(const char* op, const Tensor& x, const char* what) {

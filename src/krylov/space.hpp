@@ -23,8 +23,13 @@ Scalar scalar_value(const Tensor& t);
 std::string format_g(double v);
 /// "[a, b, ...]", each %.3g (residuals in error messages).
 std::string format_list(const std::vector<double>& v);
-/// Default tolerance of a dtype when `tol` < 0: 1e-12 (f64, c128), 1e-5 (f32, c64).
-double default_tol(DType dtype, double tol);
+/// `op`'s tolerance: `tol` itself, or the dtype's default when `tol` < 0 (1e-12 for f64, c128;
+/// 1e-5 for f32, c64). NaN or infinite is InvalidArgument naming `op` and the option (a NaN
+/// failed `tol >= 0` and silently became the default).
+double default_tol(const char* op, DType dtype, double tol);
+/// `op`'s degeneracy broadening for the real dtype `rdt`: `eps` itself, or kDegeneracyEpsSingle
+/// (f32) / kDegeneracyEpsDouble when `eps` < 0. NaN or infinite is InvalidArgument, as `tol`.
+double resolve_degeneracy_eps(const char* op, DType rdt, double eps);
 /// "f32"/"c128"... checked: float or complex dtype (DTypeMismatch naming `op` otherwise).
 void require_floating(const char* op, const Tensor& x, const char* what);
 

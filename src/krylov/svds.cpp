@@ -244,9 +244,7 @@ Reattached reattach(const Triplets& t, const Tensor& ZU, const Tensor& ZV, const
   return out;
 }
 
-double eps_for(double given, DType rdt) {
-  return given >= 0 ? given : rdt == DType::f32 ? kDegeneracyEpsSingle : kDegeneracyEpsDouble;
-}
+double eps_for(double given, DType rdt) { return resolve_degeneracy_eps("svds", rdt, given); }
 
 void check_converged(const char* op, const Triplets& t, double tol, bool require,
                      KrylovInfo& info) {
@@ -322,7 +320,8 @@ SvdsResult svds(const Tensor& a, std::int64_t k, const SvdsOptions& o) {
     throw Error(ErrorKind::InvalidArgument,
                 "svds: k = " + std::to_string(k) +
                     " must be in [1, min(m, n) = " + std::to_string(mn) + "]");
-  const double tol = default_tol(a.dtype(), o.tol);
+  const double tol = default_tol(op, a.dtype(), o.tol);
+  (void)resolve_degeneracy_eps(op, real_dtype(a.dtype()), o.degeneracy_eps);  // checked up front
   const Tensor ap = plain_value(op, a, "a");
   const bool real = !is_complex(a.dtype());
   Triplets t;
@@ -393,7 +392,8 @@ SvdsMapResult svds(ScalarFn f_in, ScalarFn fadj_in, const Tensor& v0, std::int64
   const Tensor x0 = plain_value(op, v0, "v0");
   auto f = std::make_shared<ScalarFn>(std::move(f_in));
   auto fa = std::make_shared<ScalarFn>(std::move(fadj_in));
-  const double tol = default_tol(v0.dtype(), o.tol);
+  const double tol = default_tol(op, v0.dtype(), o.tol);
+  (void)resolve_degeneracy_eps(op, real_dtype(v0.dtype()), o.degeneracy_eps);  // checked up front
   // The output space's shape comes from one application.
   Tensor y0;
   {

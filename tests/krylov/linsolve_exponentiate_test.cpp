@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "common/expect_error.hpp"
 #include "krylov/krylov_test_util.hpp"
@@ -284,6 +285,58 @@ TEST(ExponentiateGrad, NonHermitianAgainstFiniteDifferences) {
   const std::vector<Tensor> g = grad(f, {a0, x0});
   const double along = add(sum(mul(g[0], ta)), sum(mul(g[1], tx))).item<double>();
   EXPECT_NEAR(along, fd, 1e-6 * std::max(1.0, std::abs(fd)));
+}
+
+// A NaN tol or degeneracy_eps failed `>= 0` and silently became the dtype's default (and an
+// infinite tol accepted any residual). Both are InvalidArgument naming the solver and the option
+// now, checked before any iteration; a negative finite value stays the documented default.
+TEST(KrylovOptions, NonFiniteTolAndDegeneracyEpsAreRefused) {
+  const Tensor a = random_hermitian(10, 61, DType::f64);
+  const Tensor x = randn({10}, 2);
+  const Tensor spd = add(matmul(a, a), eye(10));
+  const Tensor rect = randn({8, 6}, 30);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double bad : {std::nan(""), inf, -inf}) {
+    EigshOptions eo;
+    eo.tol = bad;
+    expect_error(ErrorKind::InvalidArgument, [&] { eigsh(matvec(a), x, 1, eo); }, {"eigsh", "tol"});
+    eo.tol = -1.0;
+    eo.degeneracy_eps = bad;
+    expect_error(ErrorKind::InvalidArgument, [&] { eigsh(matvec(a), x, 1, eo); },
+                 {"eigsh", "degeneracy_eps"});
+    LinsolveOptions lo;
+    lo.tol = bad;
+    expect_error(ErrorKind::InvalidArgument, [&] { linsolve(matvec(spd), x, {}, lo); },
+                 {"linsolve", "tol"});
+    ExponentiateOptions xo;
+    xo.tol = bad;
+    expect_error(ErrorKind::InvalidArgument, [&] { exponentiate(matvec(a), 0.5, x, xo); },
+                 {"exponentiate", "tol"});
+    SvdsOptions so;
+    so.tol = bad;
+    expect_error(ErrorKind::InvalidArgument, [&] { svds(rect, 2, so); }, {"svds", "tol"});
+    expect_error(ErrorKind::InvalidArgument,
+                 [&] { svds(matvec(rect), matvec(rect.transpose()), randn({6}, 3), 2, so); },
+                 {"svds", "tol"});
+    so.tol = -1.0;
+    so.degeneracy_eps = bad;
+    expect_error(ErrorKind::InvalidArgument, [&] { svds(rect, 2, so); },
+                 {"svds", "degeneracy_eps"});
+    FixedPointOptions fo;
+    fo.tol = bad;
+    expect_error(ErrorKind::InvalidArgument,
+                 [&] {
+                   fixed_point(
+                       [](std::span<const Tensor> v) { return mul(cos(v[0]), Scalar(0.5)); },
+                       zeros({3}), std::span<const Tensor>{}, fo);
+                 },
+                 {"fixed_point", "tol"});
+  }
+  // Negative finite values are the defaults, as documented.
+  EigshOptions eo;
+  eo.tol = -2.0;
+  eo.degeneracy_eps = -2.0;
+  EXPECT_EQ(eigsh(matvec(a), x, 1, eo).info.converged, 1);
 }
 
 TEST(Exponentiate, Errors) {

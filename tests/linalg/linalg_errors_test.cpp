@@ -53,6 +53,21 @@ TEST(LinalgErrors, ShapesAndRanks) {
                  (void)eigh(sq, EighOptions{Uplo::lower, NAN});
                },
                {"eigh", "degeneracy_eps"});
+  // An infinite broadening is refused as NaN is (it silently zeroed every off-diagonal term of
+  // the derivative); a negative finite one stays the dtype's default.
+  for (double eps : {INFINITY, -INFINITY}) {
+    expect_error(ErrorKind::InvalidArgument,
+                 [&] {
+                   (void)svd(sq, SvdOptions{false, eps});
+                 },
+                 {"svd", "degeneracy_eps", "inf"});
+    expect_error(ErrorKind::InvalidArgument,
+                 [&] {
+                   (void)eigh(sq, EighOptions{Uplo::lower, eps});
+                 },
+                 {"eigh", "degeneracy_eps", "inf"});
+  }
+  EXPECT_NO_THROW((void)svd(sq, SvdOptions{false, -3.0}));
 }
 
 TEST(LinalgErrors, SingularMatrixNamesTheBatchIndex) {
