@@ -340,6 +340,14 @@ def _advanced(x, key):
             return lin, lin.shape, k
     if builtins.any(isinstance(k, (builtins.bool, np.bool_)) for k in items):
         raise _tf.UnsupportedError("a boolean index (True/False or a mask) must be the sole index")
+    # A boolean array of any rank, 0-d included, beside other keys: UnsupportedError as
+    # documented. (A 0-d one was counted as an index on an axis: x1d[np.array(True), 0] raised
+    # IndexError "too many indices", where NumPy adds an axis of length 1.)
+    if len(items) > 1 and builtins.any(
+            _is_array_key(k) and _key_array(k).dtype == np.bool_ for k in items):
+        raise _tf.UnsupportedError(
+            "a boolean index (True/False, a mask or a 0-d bool array) must be the sole index; "
+            "NumPy's boolean arrays mixed with other keys are not supported")
     arrays = []
     rest = list(items)
     while rest and (_is_array_key(rest[0]) or hasattr(type(rest[0]), "__index__")):

@@ -518,6 +518,26 @@ def test_index_errors():
         x[[0.5]] = 1.0
 
 
+@pytest.mark.parametrize("mask", [np.array(True), np.array(False), tf.asarray(np.array(True)),
+                                  np.ones(3, bool)])
+def test_boolean_array_beside_other_keys_is_unsupported(mask):
+    # docs/python.md: a boolean mask together with other keys is UnsupportedError. A 0-d bool
+    # array was counted as an index on an axis: x1[np.array(True), 0] on a 1-D x raised
+    # IndexError ("too many indices"), where NumPy adds an axis of length 1.
+    x1 = tf.asarray(np.arange(3.0))
+    x2 = tf.asarray(np.arange(12.0).reshape(3, 4))
+    for x, key in [(x1, (mask, 0)), (x1, (0, mask)), (x2, (mask, 1, 2)), (x2, (mask, [0, 1])),
+                   (x2, (mask, slice(None))), (x2, (Ellipsis, mask))]:
+        with pytest.raises(tf.UnsupportedError, match="sole index"):
+            x[key]
+        with pytest.raises(tf.UnsupportedError, match="sole index"):
+            x[key] = 1.0
+    assert np.asarray(x2).sum() == 66.0  # nothing written
+    # Alone, a 0-d bool array is NumPy's new axis of length 1 (True) or 0 (False).
+    if isinstance(mask, np.ndarray) and mask.ndim == 0:
+        assert tuple(x2[mask].shape) == np.arange(12.0).reshape(3, 4)[mask].shape
+
+
 def test_getitem_advanced_is_differentiable():
     a = tf.asarray(arr((3, 4)))
     g = tf.grad(lambda t: tf.sum(t[[0, 2], [1, 1]]))(a)
