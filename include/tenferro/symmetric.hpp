@@ -321,7 +321,8 @@ BlockSvd svd(const BlockTensor& t, std::int64_t row_legs);
 struct TruncationOptions {
   /// Most singular values kept over all sectors together; 0: no limit.
   std::int64_t max_rank = 0;
-  /// Values <= cutoff * (largest value over all sectors) are dropped.
+  /// > 0: values <= cutoff * (largest value over all sectors) are dropped, but the largest value
+  /// is always kept; 0: no value is tested (exact zeros kept), as the dense svd_truncated.
   double cutoff = 0.0;
   /// Degenerate-value broadening of the derivative (as tenferro::svd_truncated).
   double degeneracy_eps = -1.0;

@@ -100,8 +100,13 @@ BlockSvd svd_truncated(const BlockTensor& t, std::int64_t row_legs,
                 std::string(op) +
                     ": the kept ranks depend on the singular values, so a traced "
                     "svd_truncated cannot be prepared (use svd)");
+  // A negative degeneracy_eps is the dtype's default, in TruncationOptions as in SvdOptions; NaN
+  // or infinite is refused here, also for a tensor without blocks (tenferro::svd checks each).
+  if (!std::isfinite(options.degeneracy_eps))
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) + ": degeneracy_eps must be a finite number (negative: the " +
+                    "dtype's default), got " + std::to_string(options.degeneracy_eps));
   const detail::Matricized mm = as_matrix(op, t, row_legs);
-  // A negative degeneracy_eps is the dtype's default, in TruncationOptions as in SvdOptions.
   const std::vector<Factor> full = svd_blocks(mm.m, options.degeneracy_eps);
   std::vector<std::vector<double>> vals;
   {
@@ -127,12 +132,16 @@ BlockSvd svd_truncated(const BlockTensor& t, std::int64_t row_legs,
   for (const Entry& e : all) total += (e.s / unit) * (e.s / unit);
   std::stable_sort(all.begin(), all.end(),
                    [](const Entry& x, const Entry& y) { return x.s > y.s; });
+  // The dense svd_truncated's rule (tenferro/ops/linalg.hpp), over all sectors together:
+  // cutoff = 0 tests no value (exact zeros are kept too); cutoff > 0 keeps the values
+  // s > cutoff * s_max but at least one; max_rank > 0 bounds the count. (This kept nothing for
+  // cutoff >= 1, where the dense op keeps one value, and dropped exact zeros at cutoff 0.)
   std::vector<std::int64_t> keep(vals.size(), 0);
   double kept = 0;
   std::int64_t n = 0;
   for (const Entry& e : all) {
     if (options.max_rank > 0 && n >= options.max_rank) break;
-    if (e.s <= options.cutoff * smax || e.s == 0) break;
+    if (options.cutoff > 0 && n > 0 && e.s <= options.cutoff * smax) break;
     ++keep[e.block];
     ++n;
     kept += (e.s / unit) * (e.s / unit);

@@ -307,6 +307,39 @@ TEST(SymmetricDecomp, DiscardedWeightAtExtremeScales) {
         << scale;
 }
 
+// One sector is a dense matrix, so svd_truncated must keep what the dense op keeps: it kept
+// nothing for cutoff >= 1 (the dense op keeps the largest value) and dropped exact zeros at
+// cutoff 0 (the dense op tests no value there).
+TEST(SymmetricDecomp, SvdTruncatedEdgesFollowTheDenseOp) {
+  const Leg l(Group::u1(), {{{0}, 3}});
+  const Tensor dense = from_vector<double>({3, 0, 0, 0, 1, 0, 0, 0, 0}, {3, 3});
+  const BlockTensor m = BlockTensor::from_dense(dense, {l, l.dual()}, {0});
+  ASSERT_EQ(tenferro::svdvals(dense).to_vector<double>(), (std::vector<double>{3, 1, 0}));
+  struct Case {
+    std::int64_t max_rank;
+    double cutoff;
+  };
+  for (const Case c : {Case{0, 0.0}, Case{2, 0.0}, Case{0, 1.0}, Case{0, 2.5}, Case{1, 5.0},
+                       Case{0, 0.2}, Case{0, 0.5}}) {
+    const std::string what =
+        "max_rank " + std::to_string(c.max_rank) + " cutoff " + std::to_string(c.cutoff);
+    const SvdResult d = tenferro::svd_truncated(dense, c.max_rank, c.cutoff);
+    const BlockSvd s = svd_truncated(m, 1, {.max_rank = c.max_rank, .cutoff = c.cutoff});
+    const std::vector<double> want = d.S.to_vector<double>();
+    EXPECT_EQ(all_values(s.S, true), want) << what;
+    EXPECT_EQ(s.U.leg(1).dim(), static_cast<std::int64_t>(want.size())) << what;
+    // The kept factors rebuild what the dense ones rebuild.
+    expect_near(reconstruct(s.U, s.S, s.Vh).to_dense(),
+                tenferro::matmul(tenferro::mul(d.U, d.S.unsqueeze(0)), d.Vh), 1e-12, what);
+  }
+  // Two sectors: cutoff >= 1 keeps the one globally largest value.
+  const Leg two(Group::u1(), {{{0}, 2}, {{1}, 2}});
+  const BlockTensor t = BlockTensor::randn({two, two.dual()}, 7, {0});
+  const std::vector<double> all = all_values(svd(t, 1).S, true);
+  const BlockSvd one = svd_truncated(t, 1, {.cutoff = 1.0});
+  EXPECT_EQ(all_values(one.S, true), (std::vector<double>{all[0]}));
+}
+
 TEST(SymmetricDecomp, Errors) {
   const Leg l(Group::u1(), {{{0}, 1}, {{1}, 2}});
   const BlockTensor m = BlockTensor::randn({l, l.dual()}, 1, {0});
@@ -317,6 +350,18 @@ TEST(SymmetricDecomp, Errors) {
   for (double c : {std::nan(""), -1.0, std::numeric_limits<double>::infinity()})
     expect_error(ErrorKind::InvalidArgument, [&] { (void)svd_truncated(m, 1, {.cutoff = c}); },
                  {"cutoff"});
+  // A NaN or infinite degeneracy_eps is refused, also for a tensor without blocks.
+  for (double e : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    expect_error(ErrorKind::InvalidArgument,
+                 [&] { (void)svd_truncated(m, 1, {.degeneracy_eps = e}); },
+                 {"symmetric::svd_truncated", "degeneracy_eps"});
+    expect_error(
+        ErrorKind::InvalidArgument,
+        [&] {
+          (void)svd_truncated(BlockTensor::zeros({l, l.dual()}, {0}), 1, {.degeneracy_eps = e});
+        },
+        {"symmetric::svd_truncated", "degeneracy_eps"});
+  }
   // eigh: column legs not the duals of the row legs; a non-zero flux.
   expect_error(ErrorKind::InvalidArgument, [&] {
     (void)eigh(BlockTensor::randn({l, l}, 1, {1}), 1);
