@@ -348,6 +348,19 @@ Tensor asarray(const py::object& obj, std::optional<DType> dtype) {
   py::module_ np = py::module_::import("numpy");
   py::object arr;
   if (dtype) {
+    // Floating or complex values into an integer dtype go through tenferro's cast (NaN -> 0,
+    // saturation; docs/dtypes.md), as for a Tensor source: NumPy's astype leaves them
+    // unspecified (NaN and 1e30 -> INT_MIN, -3.7 -> uint8 253) or raises for a Python NaN.
+    // Other conversions are NumPy's, which agree with cast there and keep its range checks.
+    if (is_integer(*dtype)) {
+      py::object plain = np.attr("asarray")(obj);
+      const py::dtype src = py::reinterpret_borrow<py::array>(plain).dtype();
+      const std::optional<DType> d = dtype_from_numpy(src);
+      if (d && is_floating(*d)) {
+        const Tensor t = from_numpy(py::reinterpret_borrow<py::array>(plain));
+        return call([&](const Tensor& x) { return cast(x, *dtype); }, t);
+      }
+    }
     arr = np.attr("asarray")(obj, py::arg("dtype") = numpy_dtype(*dtype));
   } else {
     arr = np.attr("asarray")(obj);

@@ -69,6 +69,28 @@ def test_asarray_scalars_lists():
     assert tf.asarray(t) is not None and tf.asarray(t, dtype="f32").dtype == tf.f32
 
 
+def test_asarray_float_to_integer_dtype_is_tenferro_cast():
+    # NumPy arrays, lists and scalars of floats with an integer dtype= went through NumPy's
+    # astype: NaN and 1e30 gave INT_MIN, -3.7 gave uint8 253, 300.0 uint8 44, a Python NaN
+    # raised ValueError; a Tensor source gave cast's values. Both are cast's now (docs/dtypes.md).
+    a = np.array([np.nan, 1e30, -3.7, 300.0, -1e30, 2.9])
+    for d, want in ((tf.uint8, [0, 255, 0, 255, 0, 2]),
+                    (tf.int32, [0, 2**31 - 1, -3, 300, -2**31, 2]),
+                    (tf.int64, [0, 2**63 - 1, -3, 300, -2**63, 2]),
+                    (tf.uint64, [0, 2**64 - 1, 0, 300, 0, 2]),
+                    (tf.int8, [0, 127, -3, 127, -128, 2])):
+        for src in (a, a.astype(np.float32), a.tolist(), a + 0j, a[::-1][::-1]):
+            for make in (lambda s: tf.asarray(s, dtype=d), lambda s: tf.Tensor(s, dtype=d)):
+                r = make(src)
+                assert r.dtype is d
+                assert np.asarray(r).tolist() == want
+            assert np.asarray(tf.asarray(tf.asarray(src), dtype=d)).tolist() == want
+    assert int(tf.asarray(float("nan"), dtype=tf.int32)) == 0
+    assert np.asarray(tf.asarray([1e30], dtype=tf.int16)).tolist() == [2**15 - 1]
+    # Integer sources keep NumPy's conversion (the low bits, as cast).
+    assert np.asarray(tf.asarray(np.array([300, -1]), dtype=tf.uint8)).tolist() == [44, 255]
+
+
 def test_writes_visible_both_sides():
     a = np.zeros((2, 2))
     t = tf.asarray(a)
