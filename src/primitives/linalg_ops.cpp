@@ -297,7 +297,9 @@ Tensor vector_norm(const Tensor& x, double ord, Dims axes, bool keepdims) {
   if (ord < 0.0) return pow(s, 1.0 / ord);
   // (sum |x|^p)^(1/p) has an infinite derivative at s = 0 times a zero one: the two wheres keep
   // the gradient of an all-zero slice 0 (as for ord 1, 2, inf and in PyTorch) instead of NaN.
-  const Tensor nonzero = gt(s, 0.0);
+  // ne, not gt: a NaN element makes s NaN, and the norm NaN (gt(NaN, 0) is false, and the
+  // norm of [NaN, 5, 6] of order 3 was 0).
+  const Tensor nonzero = ne(s, 0.0);
   const Tensor one = scalar_tensor(1.0, s.dtype()), zero = scalar_tensor(0.0, s.dtype());
   return where(nonzero, pow(where(nonzero, s, one), 1.0 / ord), zero);
 }

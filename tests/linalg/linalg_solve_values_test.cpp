@@ -152,6 +152,20 @@ TEST(LinalgNorms, MatrixAndVectorNorms) {
   }
 }
 
+TEST(LinalgNorms, VectorNormOfNaNIsNaN) {
+  // The general order's norm tested its sum with gt(s, 0) to keep the gradient of an all-zero
+  // slice 0, and a NaN sum failed it: vector_norm([NaN, 5, 6], 3) was 0 (NumPy: NaN).
+  for (DType dt : kAllDtypes)
+    for (double ord : {3.0, 1.5, 0.5, -1.0, 2.0, 1.0, double(INFINITY)}) {
+      const std::string what = std::string(dtype_name(dt)) + " ord " + std::to_string(ord);
+      const Tensor x = from_values({NAN, 5, 6, 0, 3, 4}, {2, 3}, dt);
+      const std::vector<c128> r = values(vector_norm(x, ord, {1}));
+      EXPECT_TRUE(std::isnan(r[0].real())) << what << ": " << r[0];
+      EXPECT_FALSE(std::isnan(r[1].real())) << what;
+      EXPECT_TRUE(std::isnan(values(vector_norm(x, ord))[0].real())) << what;
+    }
+}
+
 TEST(LinalgEmpty, ZeroSizedBatchesAndMatrices) {
   EXPECT_EQ(cholesky(zeros({3, 0, 0})).shape(), (Dims{3, 0, 0}));
   EXPECT_EQ(solve(zeros({0, 2, 2}), zeros({0, 2})).shape(), (Dims{0, 2}));
