@@ -8,6 +8,7 @@
 #include "krylov/truncated.hpp"
 #include "primitives/linalg_prims.hpp"
 #include "primitives/linalg_rules.hpp"
+#include "tenferro/autodiff.hpp"
 
 namespace tenferro {
 namespace detail {
@@ -280,28 +281,50 @@ Tensor vector_norm(const Tensor& x, double ord, Dims axes, bool keepdims) {
   if (ord == -INFINITY) return min(ax, std::move(axes), keepdims);
   if (ord == 0.0) return cast(count_nonzero(ax, std::move(axes), keepdims), ax.dtype());
   if (ord == 1.0) return sum(ax, std::move(axes), keepdims);
+  // Note [Scaled p-norms]: |x|^p leaves the dtype's range long before the norm does (f64
+  // vector_norm([1e200, 1e200], 3) was inf, of [1e-200, 1e-200] 0; f32 from |x| ~ 1e13 with
+  // p = 3), so |x| is divided by a scale m of its slice first and the result multiplied back:
+  // ||x||_p = m ||x / m||_p exactly (the norm is 1-homogeneous). m = max |x| for p > 0 and
+  // min |x| for p < 0, so every ratio's power is <= 1 and the largest is 1: nothing overflows,
+  // and what underflows is negligible beside that 1. m is a constant of the derivative
+  // (detach): with m held fixed, m ||x / m||_p has the same derivatives as ||x||_p, at every
+  // order. Where m is 0, Inf or NaN (a zero element for p < 0, an Inf or NaN element) the scale
+  // is 1 and the formula below meets those values as before; an empty slice is not scaled (max
+  // has no identity).
+  Tensor scale;
+  Tensor as = ax;
+  if (ax.numel() > 0) {
+    const Tensor m = detach(ord > 0.0 ? max(ax, axes, true) : min(ax, axes, true));
+    scale = where(logical_and(gt(m, 0.0), isfinite(m)), m, scalar_tensor(1.0, ax.dtype()));
+    as = ax / scale;
+  }
   // For p < 1, |x|^p has an infinite derivative at x = 0: a zero element takes the constant 0^p
   // (0, or inf for p < 0) with gradient 0, as PyTorch, and the power runs on |x| = 1 there, so
   // no 0 * inf reaches the gradient (it was NaN at a zero element, also of an all-zero slice).
+  // A ratio that underflowed to 0 counts as a zero element.
   Tensor terms;
   if (ord < 1.0) {
-    const Tensor at_zero = eq(ax, 0.0);
+    const Tensor at_zero = eq(as, 0.0);
     terms = where(at_zero, scalar_tensor(ord > 0.0 ? 0.0 : INFINITY, ax.dtype()),
-                  pow(where(at_zero, scalar_tensor(1.0, ax.dtype()), ax), ord));
+                  pow(where(at_zero, scalar_tensor(1.0, ax.dtype()), as), ord));
   } else {
-    terms = pow(ax, ord);
+    terms = pow(as, ord);
   }
   const Tensor s = sum(terms, std::move(axes), keepdims);
+  const auto rescale = [&](const Tensor& r) {
+    if (!scale.defined()) return r;
+    return r * (keepdims ? scale : reshape(scale, r.shape()));
+  };
   // p < 0: s is in (0, inf] (inf when an element is 0: the norm is 0), or 0 for an empty slice,
   // whose norm 0^(1/p) is inf (NumPy).
-  if (ord < 0.0) return pow(s, 1.0 / ord);
+  if (ord < 0.0) return rescale(pow(s, 1.0 / ord));
   // (sum |x|^p)^(1/p) has an infinite derivative at s = 0 times a zero one: the two wheres keep
   // the gradient of an all-zero slice 0 (as for ord 1, 2, inf and in PyTorch) instead of NaN.
   // ne, not gt: a NaN element makes s NaN, and the norm NaN (gt(NaN, 0) is false, and the
   // norm of [NaN, 5, 6] of order 3 was 0).
   const Tensor nonzero = ne(s, 0.0);
   const Tensor one = scalar_tensor(1.0, s.dtype()), zero = scalar_tensor(0.0, s.dtype());
-  return where(nonzero, pow(where(nonzero, s, one), 1.0 / ord), zero);
+  return rescale(where(nonzero, pow(where(nonzero, s, one), 1.0 / ord), zero));
 }
 
 }  // namespace tenferro

@@ -166,6 +166,42 @@ TEST(LinalgNorms, VectorNormOfNaNIsNaN) {
     }
 }
 
+TEST(LinalgNorms, VectorNormOfHugeAndTinyValues) {
+  // Note [Scaled p-norms]: sum |x|^p overflowed / underflowed long before the norm does (f64
+  // vector_norm([1e200, 1e200], 3) was inf, of [1e-200, 1e-200] 0; f32 the same from ~1e13).
+  // The norm is 1-homogeneous: ||s x|| / s must be ||x|| for every order and scale.
+  for (DType dt : kAllDtypes) {
+    const bool dbl = is_double_precision(dt);
+    const Tensor x = random({3, 5}, 53, dt);
+    for (double ord : {3.0, 4.0, 1.5, 0.5, -1.0, -2.0})
+      for (double s : dbl ? std::vector<double>{1e200, 1e-200, 1e300, 1e-300}
+                          : std::vector<double>{1e30, 1e-30, 1e13, 1e-13}) {
+        const std::string what = std::string(dtype_name(dt)) + " ord " + std::to_string(ord) +
+                                 " scale " + std::to_string(std::log10(s));
+        const double t = tol(dt, 5) * 10;
+        const Tensor ref = vector_norm(x, ord, {1});
+        EXPECT_LE(max_abs(vector_norm(x * s, ord, {1}) / s - ref), t * max_abs(ref)) << what;
+        const Tensor all = vector_norm(x, ord);
+        EXPECT_LE(max_abs(vector_norm(x * s, ord) / s - all), t * max_abs(all)) << what;
+        const Tensor kd = vector_norm(x * s, ord, {0}, true);
+        EXPECT_EQ(kd.shape(), (Dims{1, 5})) << what;
+        EXPECT_LE(max_abs(kd / s - vector_norm(x, ord, {0}, true)), t * max_abs(ref) * 10) << what;
+      }
+    // Inf, NaN and zero elements keep their meaning: an Inf element makes a p > 0 norm inf and
+    // leaves a p < 0 norm finite; a zero element makes a p < 0 norm 0; NaN propagates.
+    const Tensor special = cast(from_values({INFINITY, 1, 2, 0, 3, 4, NAN, 5, 6}, {3, 3}), dt);
+    const std::vector<c128> p3 = values(vector_norm(special, 3.0, {1}));
+    EXPECT_EQ(p3[0].real(), INFINITY);
+    EXPECT_NEAR(p3[1].real(), std::cbrt(27.0 + 64.0), 1e-5 * 4.5);
+    EXPECT_TRUE(std::isnan(p3[2].real()));
+    const std::vector<c128> m1 = values(vector_norm(special, -1.0, {1}));
+    EXPECT_NEAR(m1[0].real(), 1.0 / (1.0 + 0.5), 1e-6);
+    EXPECT_EQ(m1[1].real(), 0.0);
+    EXPECT_TRUE(std::isnan(m1[2].real()));
+    EXPECT_EQ(values(vector_norm(zeros({2, 0}, dt), -1.0, {1}))[0].real(), INFINITY);
+  }
+}
+
 TEST(LinalgEmpty, ZeroSizedBatchesAndMatrices) {
   EXPECT_EQ(cholesky(zeros({3, 0, 0})).shape(), (Dims{3, 0, 0}));
   EXPECT_EQ(solve(zeros({0, 2, 2}), zeros({0, 2})).shape(), (Dims{0, 2}));

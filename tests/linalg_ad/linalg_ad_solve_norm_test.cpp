@@ -270,6 +270,26 @@ TEST(LinalgAdNorms, VectorNormAtTheOrigin) {
     }
 }
 
+TEST(LinalgAdNorms, VectorNormOfHugeAndTinyValues) {
+  // Note [Scaled p-norms]: the gradient of ||x||_p is 0-homogeneous, so at s x it is the
+  // gradient at x; before the scaling, |x|^p overflowed (1e200: NaN gradient) or underflowed
+  // (1e-200: 0 or NaN). The Hessian is (-1)-homogeneous: hvp at s x is hvp at x over s.
+  for (double ord : {3.0, 1.5, 0.5, -1.0})
+    for (DType d : kDtypes)
+      for (double s : {1e200, 1e-200}) {
+        SCOPED_TRACE(name_of(d) + " ord " + std::to_string(ord) + " scale " +
+                     std::to_string(std::log10(s)));
+        const Tensor x = randn({2, 4}, 173, d);
+        const auto f = [ord](std::span<const Tensor> in) {
+          return sum(vector_norm(in[0], ord, {1}));
+        };
+        const Tensor g = grad(f, {x})[0];
+        EXPECT_TRUE(near(grad(f, {x * s})[0], g, 1e-12, 0));
+        const Tensor v = randn({2, 4}, 174, d);
+        EXPECT_TRUE(near(hvp(f, {x * s}, {v})[0] * s, hvp(f, {x}, {v})[0], 1e-10, 1e-12));
+      }
+}
+
 TEST(LinalgAdNorms, VectorNormOrd3AtTheOrigin) {
   for (DType d : kDtypes) {
     SCOPED_TRACE(name_of(d));
