@@ -45,10 +45,18 @@ thread_local DrainList t_drain_list;
 
 TapeNode::~TapeNode() {
   if (prim && !prim_shared) prim->~Primitive();
+  for (std::size_t k = 0; k < kInlineLayers; ++k)
+    if (inline_layers & (1u << k)) inline_layer(k)->~TensorAux();
   if (t_drain_state.dead) return;  // thread exit: plain recursive destruction
-  for (auto& e : edges)
-    if (e && e.use_count() == 1 && e->grad_fn && e->grad_fn.use_count() == 1)
+  for (auto& e : edges) {
+    if (!e || e.use_count() != 1 || !e->grad_fn) continue;
+    if (e->grad_fn.use_count() == 0) {  // a layer inside its producer, which e alone owns
+      TapeNode* producer = tape_node(e.get());
+      t_drain_list.nodes.push_back(std::shared_ptr<TapeNode>(std::move(e), producer));
+    } else if (e->grad_fn.use_count() == 1) {
       t_drain_list.nodes.push_back(std::static_pointer_cast<TapeNode>(std::move(e->grad_fn)));
+    }
+  }
   if (t_drain_state.active) return;
   t_drain_state.active = true;
   auto& list = t_drain_list.nodes;
@@ -181,6 +189,19 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const Tens
     node->outputs.push_back(out[k]);
     node->versions.push_back(version_of(out[k]));
     if (is_integral(out[k].dtype())) continue;  // indices, masks: never differentiable
+    if (k < TapeNode::kInlineLayers) {          // Note [Layers inside the node]
+      TensorAux* a = new (node->layer_buf[k]) TensorAux();
+      node->inline_layers |= static_cast<std::uint8_t>(1u << k);
+      a->kind = level.kind;
+      a->depth = level.depth;
+      a->level = level.level;
+      a->copy_trace(out[k].aux().get());
+      a->inner = out[k].aux();
+      a->grad_fn = std::shared_ptr<GradFnBase>(std::shared_ptr<GradFnBase>(), node.get());
+      a->output_index = static_cast<int>(k);
+      out[k].set_aux(std::shared_ptr<TensorAux>(node, a));
+      continue;
+    }
     auto aux = new_layer(level, out[k].aux());
     aux->grad_fn = node;
     aux->output_index = static_cast<int>(k);

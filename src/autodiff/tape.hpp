@@ -42,14 +42,23 @@
 // on the same tape and the leaves' gradients carry a graph. Like PyTorch, a leaf's grad() then
 // refers to the leaf (a reference cycle): reset it with zero_grad_() when done.
 //
-// Note [Cheap tape]: a node and its outputs' aux blocks come from per-thread free lists (Note
-// [Tape pool]); primitives up to kInlinePrimitive (368) bytes are copied into the node itself
-// (Primitive::clone_into), larger ones are shared with one allocation (Primitive::share).
-// Backward keeps its work lists in SmallVectors and cotangent slots in the nodes.
+// Note [Cheap tape]: a node comes from a per-thread free list (Note [Tape pool]); primitives up
+// to kInlinePrimitive (368) bytes are copied into the node itself (Primitive::clone_into), larger
+// ones are shared with one allocation (Primitive::share). Backward keeps its work lists in
+// SmallVectors and cotangent slots in the nodes.
+//
+// Note [Layers inside the node]: the reverse-mode layers of a node's first kInlineLayers outputs
+// are built inside the node, not allocated one by one: an output tensor's aux is an aliasing
+// shared_ptr that owns the node and points at its layer, so the tensor keeps the node alive
+// exactly as a separate layer's grad_fn did. Such a layer's grad_fn points at the node without
+// owning it (an empty owner): owning would make the node own itself. The node destroys these
+// layers with itself; its destructor's drain (Note [Iterative graph destruction]) takes over an
+// edge to such a layer as an owner of the producer node.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <new>
 
 #include "core/tensor_aux.hpp"
 #include "primitives/primitive.hpp"
@@ -83,7 +92,14 @@ struct TapeNode : GradFnBase, std::enable_shared_from_this<TapeNode> {
   std::uint64_t seq = 0;
   std::uint64_t visit = 0;  // backward's walk mark
   bool released = false;
+  std::uint8_t inline_layers = 0;  // bit k: output k's layer is built in layer_buf
   alignas(std::max_align_t) unsigned char prim_buf[kInlinePrimitive];
+  static constexpr std::size_t kInlineLayers = 2;  // Note [Layers inside the node]
+  alignas(TensorAux) unsigned char layer_buf[kInlineLayers][sizeof(TensorAux)];
+
+  TensorAux* inline_layer(std::size_t k) noexcept {
+    return std::launder(reinterpret_cast<TensorAux*>(layer_buf[k]));
+  }
 };
 
 /// The node that produced the tensor owning `a` (null for a leaf, a concrete tensor or no aux);
