@@ -37,6 +37,7 @@ void collect(std::span<TensorAux* const> roots, NodeList& nodes, const char* api
                       "' was already freed by an earlier backward; pass retain_graph = true to the "
                       "first backward to differentiate through it again");
     if (!saved_are_current(*n)) throw_saved_modified(*n, api);
+    n->cotangents.resize(n->outputs.size());
     nodes.push_back(n);
     for (const auto& e : n->edges) {
       TapeNode* p = tape_node(e.get());
@@ -46,7 +47,18 @@ void collect(std::span<TensorAux* const> roots, NodeList& nodes, const char* api
       }
     }
   }
-  std::sort(nodes.begin(), nodes.end(), [](TapeNode* a, TapeNode* b) { return a->seq > b->seq; });
+  // Decreasing sequence. The walk meets a chain's nodes nearly in that order already, so small
+  // graphs take an insertion sort (a few compares, no call).
+  if (nodes.size() > 16) {
+    std::sort(nodes.begin(), nodes.end(), [](TapeNode* a, TapeNode* b) { return a->seq > b->seq; });
+    return;
+  }
+  for (std::size_t i = 1; i < nodes.size(); ++i) {
+    TapeNode* n = nodes[i];
+    std::size_t j = i;
+    for (; j > 0 && nodes[j - 1]->seq < n->seq; --j) nodes[j] = nodes[j - 1];
+    nodes[j] = n;
+  }
 }
 
 // `ct` by value: a rule's result is moved in, so the slot may own it alone (Note [Accumulating
@@ -76,10 +88,12 @@ struct Cleanup {
   NodeList& nodes;
   LeafList& leaves;
   bool done = false;
-  void run() noexcept {
-    for (TapeNode* n : nodes)
-      for (Tensor& c : n->cotangents)
-        if (c.defined()) c = Tensor();
+  // `nodes_too` false: the caller releases every node next, which drops its cotangents too.
+  void run(bool nodes_too = true) noexcept {
+    if (nodes_too)
+      for (TapeNode* n : nodes)
+        for (Tensor& c : n->cotangents)
+          if (c.defined()) c = Tensor();
     for (TensorAux* a : leaves) {
       a->pending = Tensor();
       a->staged = false;
@@ -132,7 +146,6 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
            std::find(capture.begin(), capture.end(), e) != capture.end();
   };
 
-  for (TapeNode* n : nodes) n->cotangents.resize(n->outputs.size());
   for (std::size_t r = 0; r < roots.size(); ++r)
     if (cotangents[r].defined() && inside(roots[r])) send(roots[r], cotangents[r], leaves);
 
@@ -182,8 +195,9 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
     for (std::size_t j = 0; j < capture.size(); ++j)
       if (capture[j]->staged) captured[j] = capture[j]->pending;
   }
-  cleanup.run();  // Note [Release order]
-  if (!pass.retain_graph && !pass.create_graph)
+  const bool release = !pass.retain_graph && !pass.create_graph;
+  cleanup.run(!release);  // Note [Release order]
+  if (release)
     for (std::size_t i = nodes.size(); i-- > 0;) nodes[i]->release();
 }
 
