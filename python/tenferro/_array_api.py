@@ -653,12 +653,25 @@ def _fill_dtype(fill_value):
     return None
 
 
+def _check_int_fill(where, fill_value, dtype):
+    # A Python int outside an integer dtype is OverflowError (NumPy 2's np.full, and x[key] = v
+    # here): the C++ full saturated it through its double (full(300, uint8) gave 255), while
+    # one beyond 2**53 took the exact path and wrapped (full(2**53 + 1, int8) gave 1).
+    if _is_int(fill_value) and dtype in _INTS:
+        info = _tf.iinfo(dtype)
+        if not info.min <= int(fill_value) <= info.max:
+            raise OverflowError(f"{where}: Python integer {int(fill_value)} out of bounds for "
+                                f"{np.dtype(_tf.dtype(dtype))}")
+
+
 def full(shape, fill_value, dtype=None, *, device=None):
     """An array of shape filled with fill_value; dtype=None infers it from the Python type of
-    fill_value (bool, int64, float64 or complex128), as the standard."""
+    fill_value (bool, int64, float64 or complex128), as the standard. A Python int outside an
+    integer dtype is OverflowError (NumPy 2)."""
     _check_device(device, "full")
     if dtype is None:
         dtype = _fill_dtype(fill_value)
+    _check_int_fill("full", fill_value, dtype)
     if _big_int(fill_value) and dtype in _INTS:
         # Exact: the C++ full takes a (complex double) Scalar, which rounds beyond 2**53.
         v = _exact_int(fill_value)
@@ -670,6 +683,7 @@ def full_like(x, /, fill_value, dtype=None, *, device=None):
     """An array like x filled with fill_value (x's dtype unless dtype is given)."""
     _check_device(device, "full_like")
     x = _tensor(x)
+    _check_int_fill("full_like", fill_value, dtype or x.dtype)
     if _big_int(fill_value) and (dtype or x.dtype) in _INTS:
         return full(tuple(x.shape), fill_value, dtype or x.dtype)
     return _C["full_like"](x, fill_value, dtype)

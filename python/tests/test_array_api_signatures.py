@@ -372,6 +372,23 @@ def test_integers_beyond_2_53_are_exact_in_full_and_setitem():
     assert float(tf.full((), v, dtype=tf.float64)) == float(v)  # floats round as they must
 
 
+def test_full_of_a_python_int_outside_an_integer_dtype_is_overflow_error():
+    # The C++ full saturated it through its double (full(300, uint8) gave 255, full(-1, uint8)
+    # 0), one beyond 2**53 wrapped (full(2**53 + 1, int8) gave 1, full(2**63, int64) INT64_MIN);
+    # NumPy 2 raises OverflowError, as x[key] = v does here.
+    for v, d in ((300, tf.uint8), (-1, tf.uint8), (2**53 + 1, tf.int8), (2**53 - 1, tf.int8),
+                 (2**63, tf.int64), (2**64, tf.uint64), (-2**63 - 1, tf.int64), (128, "int8")):
+        with pytest.raises(OverflowError, match="out of bounds"):
+            tf.full((2,), v, dtype=d)
+        with pytest.raises(OverflowError, match="out of bounds"):
+            tf.full_like(tf.zeros((2,), dtype=d), v)
+    check(tf.full((2,), 255, dtype=tf.uint8), np.full(2, 255, np.uint8))
+    check(tf.full((2,), -128, dtype="int8"), np.full(2, -128, np.int8))
+    check(tf.full((2,), 2**64 - 1, dtype=tf.uint64), np.full(2, 2**64 - 1, np.uint64))
+    check(tf.full_like(tf.zeros((2,), dtype=tf.int8), True), np.ones(2, np.int8))
+    check(tf.full((2,), 300, dtype=tf.float32), np.full(2, 300, np.float32))
+
+
 def test_reduction_and_clip_signatures_are_the_standards():
     import inspect
 
