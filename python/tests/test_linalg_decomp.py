@@ -1,6 +1,7 @@
 """eig, eigvals, lu, lu_factor, lu_solve, matrix_exp, pinv and qr_pivoted against NumPy, and a
-gradient of each against central differences (run: PYTHONPATH=build/release/python
-/usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests/test_linalg_decomp.py)."""
+gradient of each against central differences; eigh / eigvalsh with NaN or Inf in the triangle they
+do not read (run:
+PYTHONPATH=build/release/python /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests/test_linalg_decomp.py)."""
 
 import numpy as np
 import pytest
@@ -30,6 +31,34 @@ def test_eig(d):
     # Same multiset of eigenvalues as NumPy (order may differ): compare sorted.
     key = lambda z: np.sort_complex(np.round(z, 6))
     check(key(np.asarray(tf.eigvals(tf.asarray(a)))), key(np.linalg.eigvals(a)), **_tol(d))
+
+
+@pytest.mark.parametrize("d", DTYPES)
+@pytest.mark.parametrize("n", [2, 4, 40])
+def test_eigh_ignores_the_unread_triangle(d, n):
+    # eigh reads the lower triangle and the real part of the diagonal (docs/linalg.md), as NumPy's
+    # eigh: NaN / Inf above the diagonal (matrix 2: one NaN, matrix 3: all NaN, matrix 4: one Inf)
+    # is no error, and the results are those of the Hermitian matrix the lower triangle defines.
+    a = sample((6, n, n), d, 3)
+    ref = np.tril(a, -1) + _mh(np.tril(a, -1))
+    ref[:, np.arange(n), np.arange(n)] = np.real(np.diagonal(a, axis1=-2, axis2=-1))
+    x = a.copy()
+    x[2, 0, n - 1] = np.nan
+    x[3][np.triu_indices(n, 1)] = np.nan
+    x[4, 0, 1] = np.inf
+    w, v = tf.linalg.eigh(tf.asarray(x))
+    w_ref, v_ref = tf.linalg.eigh(tf.asarray(ref))
+    np.testing.assert_array_equal(np.asarray(w), np.asarray(w_ref))
+    np.testing.assert_array_equal(np.asarray(v), np.asarray(v_ref))
+    np.testing.assert_array_equal(np.asarray(tf.linalg.eigvalsh(tf.asarray(x))),
+                                  np.asarray(tf.linalg.eigvalsh(tf.asarray(ref))))
+    check(np.asarray(w), np.linalg.eigvalsh(x), **_tol(d))
+    # A NaN in the lower triangle is read: LinAlgError naming the matrix.
+    x[1, n - 1, 0] = np.nan
+    with pytest.raises(tf.LinAlgError, match="batch index 1"):
+        tf.linalg.eigh(tf.asarray(x))
+    with pytest.raises(tf.LinAlgError, match="batch index 1"):
+        tf.linalg.eigvalsh(tf.asarray(x))
 
 
 @pytest.mark.parametrize("d", DTYPES)

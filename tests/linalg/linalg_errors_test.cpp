@@ -121,6 +121,102 @@ TEST(LinalgErrors, NonFiniteInput) {
     }
 }
 
+// eigh / eigvalsh read one triangle and the real part of the diagonal (docs/linalg.md): NaN or Inf
+// in the other triangle, or in the imaginary part of the diagonal, is not read, so it is no error
+// and the results are bitwise those of the Hermitian matrix the read triangle defines (as NumPy's
+// eigh); NaN or Inf in what is read is still LinAlgError naming the lowest such batch index. Sizes:
+// 2 (real: scalar kernel; complex: batched), 4 and 8 (batched tiles), 12 and 40 (LAPACK).
+Tensor with_values(const std::vector<c128>& v, Dims shape, DType dt) {
+  if (is_complex(dt)) return cast(from_vector<c128>(v, shape), dt);
+  std::vector<double> r;
+  for (c128 x : v) r.push_back(x.real());
+  return cast(from_vector<double>(r, shape), dt);
+}
+
+TEST(LinalgErrors, EighIgnoresNonFiniteInTheUnreadTriangle) {
+  const std::int64_t batch = 19;  // more than one tile of lanes
+  for (DType dt : kAllDtypes)
+    for (std::int64_t n : {2, 4, 8, 12, 40})
+      for (Uplo uplo : {Uplo::lower, Uplo::upper}) {
+        const bool lower = uplo == Uplo::lower;
+        SCOPED_TRACE(std::string(dtype_name(dt)) + " n=" + std::to_string(n) +
+                     (lower ? " lower" : " upper"));
+        const Dims shape{batch, n, n};
+        const Tensor base = random(shape, 41, dt);
+        const Tensor ref = hermitian(base, lower);
+        const std::vector<c128> v0 = values(base);
+        // Index of element (i, j), i > j, of the read (read = true) or unread triangle of matrix b.
+        auto at_ = [&](std::int64_t b, std::int64_t i, std::int64_t j, bool read) {
+          const bool swap = read != lower;
+          return static_cast<std::size_t>((b * n + (swap ? j : i)) * n + (swap ? i : j));
+        };
+        std::vector<c128> v = v0;
+        v[at_(5, n - 1, 0, false)] = NAN;     // matrix 5: one NaN not read
+        v[at_(9, 1, 0, false)] = INFINITY;    // matrix 9: one Inf not read
+        for (std::int64_t i = 1; i < n; ++i)  // matrix 13: the whole unread triangle NaN
+          for (std::int64_t j = 0; j < i; ++j) v[at_(13, i, j, false)] = c128(NAN, NAN);
+        if (is_complex(dt))  // matrix 2: the imaginary part of a diagonal element NaN
+          v[at_(2, n - 1, n - 1, true)] = c128(v0[at_(2, n - 1, n - 1, true)].real(), NAN);
+        const Tensor a = with_values(v, shape, dt);
+        const EighResult e = eigh(a, uplo), r = eigh(ref, uplo);
+        EXPECT_TRUE(bitwise_equal(e.eigenvalues, r.eigenvalues));
+        EXPECT_TRUE(bitwise_equal(e.eigenvectors, r.eigenvectors));
+        const Tensor rw = eigvalsh(ref, uplo);
+        EXPECT_TRUE(bitwise_equal(eigvalsh(a, uplo), rw));
+        for (std::int64_t b : {2, 5, 9, 13}) {  // one matrix alone (a tile of one lane)
+          const EighResult eb = eigh(at(a, b), uplo);
+          EXPECT_TRUE(bitwise_equal(eb.eigenvalues, at(r.eigenvalues, b))) << b;
+          EXPECT_TRUE(bitwise_equal(eb.eigenvectors, at(r.eigenvectors, b))) << b;
+          EXPECT_TRUE(bitwise_equal(eigvalsh(at(a, b), uplo), at(rw, b))) << b;
+        }
+        // What is read: an off-diagonal NaN in matrix 7, or Inf in the real part of a diagonal
+        // element in matrix 3, is still an error.
+        std::vector<c128> w = v;
+        w[at_(7, n - 1, 0, true)] = NAN;
+        const Tensor a7 = with_values(w, shape, dt);
+        expect_error(ErrorKind::LinAlgError, [&] { (void)eigh(a7, uplo); },
+                     {"eigh", "batch index 7", "NaN"});
+        expect_error(ErrorKind::LinAlgError, [&] { (void)eigvalsh(a7, uplo); },
+                     {"eigvalsh", "batch index 7"});
+        w[at_(3, 1, 1, true)] = INFINITY;
+        const Tensor a3 = with_values(w, shape, dt);
+        expect_error(ErrorKind::LinAlgError, [&] { (void)eigh(a3, uplo); }, {"batch index 3"});
+        expect_error(ErrorKind::LinAlgError, [&] { (void)eigvalsh(a3, uplo); }, {"batch index 3"});
+      }
+}
+
+TEST(LinalgErrors, EighIgnoresNonFiniteInTheUnreadTriangleTracedAndInGradients) {
+  // The prepared (traced) program and the derivative rules (which call eigh again) see the same.
+  for (std::int64_t n : {4, 40})
+    for (Uplo uplo : {Uplo::lower, Uplo::upper}) {
+      const bool lower = uplo == Uplo::lower;
+      const Dims shape{3, n, n};
+      const Tensor base = random(shape, 43, DType::f64);
+      const Tensor ref = hermitian(base, lower);
+      const Tensor nan_unread = lower ? triu(full(shape, NAN), 1) : tril(full(shape, NAN), -1);
+      const Tensor a = (lower ? tril(base) : triu(base)) + nan_unread;
+      auto f = [uplo](std::span<const Tensor> x) {
+        const EighResult e = eigh(x[0], uplo);
+        return std::vector<Tensor>{e.eigenvalues, e.eigenvectors, eigvalsh(x[0], uplo)};
+      };
+      auto loss = [uplo](std::span<const Tensor> x) {
+        const EighResult e = eigh(x[0], uplo);
+        const Tensor p = matmul(e.eigenvectors * unsqueeze(e.eigenvalues, -2), mH(e.eigenvectors));
+        return sum(p * p) + sum(square(eigvalsh(x[0], uplo)));
+      };
+      Runtime rt;
+      const PreparedProgram prog = rt.prepare(trace(f, {ValueSpec{shape}}));
+      const std::vector<Tensor> got = rt.run(prog, {a}), want = rt.run(prog, {ref});
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(bitwise_equal(got[i], want[i])) << "n=" << n << " output " << i;
+      const Tensor g = grad(loss, {a})[0], g_ref = grad(loss, {ref})[0];
+      EXPECT_TRUE(bitwise_equal(g, g_ref)) << "n=" << n;
+      const PreparedProgram gp = rt.prepare(grad(trace(loss, {ValueSpec{shape}})));
+      EXPECT_TRUE(bitwise_equal(rt.run(gp, {a})[0], g_ref)) << "n=" << n;
+    }
+}
+
 TEST(LinalgErrors, CutoffInsideTraceIsUnsupported) {
   expect_error(ErrorKind::Unsupported,
                [] {

@@ -41,6 +41,24 @@ void by_dtype(const Tensor& a, F&& f) {
   visit_float_dtype(a.dtype(), [&](auto z) { f(z); });
 }
 
+/// False for NaN or Inf (in the real or the imaginary part).
+template <class T>
+bool finite_value(const T& v) {
+  if constexpr (is_complex_v<T>)
+    return std::isfinite(v.real()) && std::isfinite(v.imag());
+  else
+    return std::isfinite(v);
+}
+
+/// False when one of p[0, count) is NaN or Inf: for a packed matrix, which holds what a kernel
+/// reads (e.g. eigh's one triangle and real diagonal, not the whole input).
+template <class T>
+bool all_finite(const T* p, I count) {
+  for (I i = 0; i < count; ++i)
+    if (!finite_value(p[i])) return false;
+  return true;
+}
+
 /// The matrices in the last two dims of a strided tensor (rank >= 2; batch dims row-major).
 class MatrixBatch {
  public:
@@ -91,18 +109,11 @@ class MatrixBatch {
     const T* src = matrix<T>(b);
     for (I i = 0; i < rows; ++i)
       for (I j = 0; j < cols; ++j)
-        if (!is_finite(src[i * rs + j * cs])) return false;
+        if (!finite_value(src[i * rs + j * cs])) return false;
     return true;
   }
 
  private:
-  template <class T>
-  static bool is_finite(const T& v) {
-    if constexpr (is_complex_v<T>)
-      return std::isfinite(v.real()) && std::isfinite(v.imag());
-    else
-      return std::isfinite(v);
-  }
   const char* base_;
   I item_;
   Dims shape_, strides_;

@@ -34,9 +34,11 @@ void fill_identity(Tensor& t, I n) {
 }
 
 // Runs a batched small kernel (Note [Batched small linalg kernels]) over the batch: each tile's
-// matrices are checked and packed by pack(b, dst) into one buffer, then run(nb, in, b0, ok)
-// computes them; a non-finite matrix leaves its lane empty (in[l] == nullptr) and is reported, so
-// it cannot touch its tile-mates. Failures: kNonFinite, or 1 when the sweeps did not converge.
+// matrices are packed by pack(b, dst) into one buffer and checked there (what the kernel reads:
+// eigh's packed Hermitian matrix holds one triangle and the real diagonal), then
+// run(nb, in, b0, ok) computes them; a non-finite matrix leaves its lane empty (in[l] == nullptr)
+// and is reported, so it cannot touch its tile-mates. Failures: kNonFinite, or 1 when the sweeps
+// did not converge.
 template <class T, class Pack, class Run>
 Failure for_each_small_tile(ExecContext& ctx, const MatrixBatch& A, I work, Pack&& pack,
                             Run&& run) {
@@ -49,9 +51,8 @@ Failure for_each_small_tile(ExecContext& ctx, const MatrixBatch& A, I work, Pack
     for (I l = 0; l < nb; ++l) {
       ok[l] = true;
       in[l] = nullptr;
-      if (!A.finite<T>(b0 + l)) continue;
       pack(b0 + l, buf + l * size);
-      in[l] = buf + l * size;
+      if (all_finite(buf + l * size, size)) in[l] = buf + l * size;
     }
     run(static_cast<int>(nb), in, b0, ok);
     for (I l = 0; l < nb; ++l) {
@@ -142,7 +143,9 @@ void svd_t(ExecContext& ctx, const Tensor& a, Tensor* u, Tensor& s, Tensor* vh, 
   if (f) throw_failure(vectors ? "svd" : "svdvals", f, "the SVD did not converge");
 }
 
-// The Hermitian matrix defined by one triangle of matrix b, row-major (real diagonal).
+// The Hermitian matrix defined by one triangle of matrix b, row-major (real diagonal): all that
+// eigh reads, so it is what eigh checks for NaN/Inf (the other triangle and the imaginary part of
+// the diagonal may hold anything, as for LAPACK's heevd).
 template <class T>
 void pack_hermitian(const MatrixBatch& A, I b, bool lower, T* dst) {
   const I n = A.rows;
@@ -193,9 +196,9 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
     }
   } else if (n <= kSmallDecompMax) {
     f = for_each_matrix(ctx, A.count, work, 0, false, [&](I b, char*) -> I {
-      if (!A.finite<T>(b)) return kNonFinite;
       T buf[small::kMaxDim * small::kMaxDim];
       pack_hermitian(A, b, lower, buf);
+      if (!all_finite(buf, n * n)) return kNonFinite;
       const bool ok = small::eigh<T>(static_cast<int>(n), buf, true, W + b * n,
                                      vectors ? V + b * n * n : nullptr);
       return ok ? 0 : 1;
@@ -207,7 +210,6 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
     const std::size_t bytes = ws_bytes<T>(n * n) + ws_bytes<T>(n * n) + ws_bytes<T>(wsz.work) +
                               ws_bytes<R>(wsz.rwork) + ws_bytes<int>(wsz.iwork);
     f = for_each_matrix(ctx, A.count, work, bytes, true, [&](I b, char* wp) -> I {
-      if (!A.finite<T>(b)) return kNonFinite;
       WorkspaceCarver c(wp);
       T* h = c.take<T>(n * n);
       T* x = c.take<T>(n * n);
@@ -215,6 +217,7 @@ void eigh_t(ExecContext& ctx, const Tensor& a, bool lower, Tensor& w, Tensor* v)
       R* rwork = c.take<R>(wsz.rwork);
       int* iwork = c.take<int>(wsz.iwork);
       pack_hermitian(A, b, lower, h);
+      if (!all_finite(h, n * n)) return kNonFinite;
       for (I i = 0; i < n; ++i)
         for (I j = 0; j < n; ++j) x[i + j * n] = h[i * n + j];
       const I info = heevd<T>(jobz, 'L', n, x, n, W + b * n, wsz, work_p, rwork, iwork);
