@@ -78,8 +78,11 @@ Tensor bind_pair(const Primitive& p, const char* op, const Tensor& a, const Tens
 
 // The degeneracy broadening for `dt`: an explicit non-negative eps, else the dtype's default.
 double resolve_eps(const char* op, DType dt, double eps) {
-  if (std::isnan(eps))
-    throw Error(ErrorKind::InvalidArgument, std::string(op) + ": degeneracy_eps must not be NaN");
+  if (std::isnan(eps) || std::isinf(eps))
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(op) +
+                    ": degeneracy_eps must be finite (negative: the dtype's default), got " +
+                    (std::isnan(eps) ? std::string("NaN") : std::string(eps > 0 ? "inf" : "-inf")));
   if (eps >= 0) return eps;
   return is_double_precision(dt) ? kDegeneracyEpsDouble : kDegeneracyEpsSingle;
 }
