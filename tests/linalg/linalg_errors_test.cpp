@@ -104,6 +104,31 @@ TEST(LinalgErrors, NotPositiveDefiniteNamesTheMinor) {
     }
 }
 
+// NaN in the lower triangle cholesky reads is "not positive definite" at the order of the first
+// minor it reaches, on the small loops and on LAPACK's potrf (n > 16) alike: OpenBLAS's potrf let
+// it through as a factor full of NaN.
+TEST(LinalgErrors, CholeskyOfNaNIsNotPositiveDefiniteAtEveryOrder) {
+  for (DType dt : kAllDtypes)
+    for (std::int64_t n : {4, 16, 17, 40})
+      for (auto [row, col] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {n - 1, 0}, {2, 1}}) {
+        SCOPED_TRACE(std::string(dtype_name(dt)) + " n " + std::to_string(n) + " at " +
+                     std::to_string(row) + "," + std::to_string(col));
+        std::vector<c128> v = values(spd(random({3, n, n}, 9, dt)));
+        v[static_cast<std::size_t>(2 * n * n + row * n + col)] = NAN;
+        const Tensor a = cast(from_vector<c128>(v, {3, n, n}), dt);
+        const std::string order = "order " + std::to_string(row + 1);
+        expect_error(ErrorKind::LinAlgError, [&] { (void)cholesky(a); },
+                     {"cholesky", "batch index 2", order.c_str()});
+        // An Inf below the diagonal makes that row's pivot NaN (inf - inf or -inf): the same.
+        if (col < row) {
+          v[static_cast<std::size_t>(2 * n * n + row * n + col)] = INFINITY;
+          const Tensor b = cast(from_vector<c128>(v, {3, n, n}), dt);
+          expect_error(ErrorKind::LinAlgError, [&] { (void)cholesky(b); },
+                       {"batch index 2", order.c_str()});
+        }
+      }
+}
+
 TEST(LinalgErrors, NonFiniteInput) {
   for (DType dt : kAllDtypes)
     for (std::int64_t n : {3, 12}) {

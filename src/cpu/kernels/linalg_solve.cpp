@@ -52,7 +52,12 @@ void cholesky_t(ExecContext& ctx, const Tensor& a, Tensor& l) {
     if (small) return small::cholesky<T>(static_cast<int>(n), x);
     // Read column-major, the row-major lower triangle is the upper triangle of conj(a): potrf 'U'
     // gives conj(a) = U^H U, so a = U^T conj(U) and the buffer read row-major is L = U^T.
-    const I info = potrf<T>('U', n, x, n);
+    I info = potrf<T>('U', n, x, n);
+    // OpenBLAS's potrf lets a NaN pivot through (the small loops above refuse it, `!(d > 0)`): a
+    // NaN anywhere in the read triangle reaches the diagonal at or after its row, so the first
+    // NaN there is the order of the first failing minor on both paths.
+    for (I i = 0; info == 0 && i < n; ++i)
+      if (std::isnan(std::real(x[i * n + i]))) info = i + 1;
     for (I i = 0; i < n; ++i)
       for (I j = i + 1; j < n; ++j) x[i * n + j] = T(0);
     return info;
