@@ -174,8 +174,10 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const Tens
     const bool ours = is_layer_of(a.get(), level);
     const std::shared_ptr<TensorAux>& below = ours ? a->inner : a;
     plain = plain && !below;
-    node->inputs.push_back(with_aux(t, below));  // this level's layer removed
-    node->versions.push_back(version_of(t));     // Note [Saved versions]
+    Tensor& saved = node->inputs.emplace_back();  // t without this level's layer
+    saved.set_layout_unchecked(t.storage(), t.layout_ref(), t.offset());
+    if (below) saved.set_aux(below);
+    node->versions.push_back(version_of(t));  // Note [Saved versions]
     node->edges.push_back(ours && a->has_edge() ? a : nullptr);
   }
   // The lower levels and traces see this bind. Note [Recorded op runs its kernel]: when no input

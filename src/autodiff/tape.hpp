@@ -112,7 +112,8 @@ inline TapeNode* tape_node(const TensorAux* a) noexcept {
 std::shared_ptr<TensorAux> new_aux();
 /// `t` with autodiff/trace state `a` (shares t's storage).
 inline Tensor with_aux(const Tensor& t, std::shared_ptr<TensorAux> a) {
-  Tensor r = t;
+  Tensor r;  // t's three other members, without a count up and down of t's own aux
+  r.set_layout_unchecked(t.storage(), t.layout_ref(), t.offset());
   r.set_aux(std::move(a));
   return r;
 }
