@@ -937,6 +937,23 @@ def _int_bound(x, v, lower):
     return _c_asarray(builtins.min(builtins.max(int(v), info.min), info.max), x.dtype)
 
 
+def _int_array_bound(x, b, lower):
+    """A floating array bound of an integer x, rounded inwards (ceil for min, floor for max) as a
+    number bound is, before C++ clip casts it to x's dtype (a truncating cast would let
+    clip(x_i32, min=2.5) give 2, below its bound); NaN in it is InvalidArgumentError."""
+    if not isinstance(b, (Tensor, np.ndarray)):
+        return b
+    b = _tensor(b)
+    if b.dtype not in _REAL:
+        return b
+    if b.size and builtins.bool(_tf.any(_tf.isnan(b))):
+        raise _tf.InvalidArgumentError(
+            f"clip: {'min' if lower else 'max'} bound {list(b.shape)} {b.dtype} holds NaN for an "
+            f"integer x {list(x.shape)} {x.dtype}; expected numbers (the NaN result has no integer "
+            f"value)")
+    return _tf.ceil(b) if lower else _tf.floor(b)
+
+
 def _clip_method(self, min=None, max=None):
     """x.clip(min, max): clip(x, min, max)."""
     return clip(self, min, max)
@@ -946,8 +963,8 @@ def clip(x, /, min=None, max=None):
     """x clamped to [min, max] (tenferro's clip), with the standard's signature."""
     x = _tensor(x)
     if x.dtype in _INTS:
-        min = _int_bound(x, min, True) if min is not None else None
-        max = _int_bound(x, max, False) if max is not None else None
+        min = _int_array_bound(x, _int_bound(x, min, True), True) if min is not None else None
+        max = _int_array_bound(x, _int_bound(x, max, False), False) if max is not None else None
     return _c_clip(x, min, max)
 
 

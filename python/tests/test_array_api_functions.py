@@ -118,6 +118,26 @@ def test_clip_integer_bounds_are_exact():
         tf.clip(x, np.zeros(5, np.int8), NAN)
 
 
+def test_clip_integer_x_with_floating_array_bounds_rounds_inwards():
+    # A floating array bound of an integer x was cast (truncated) by C++ clip: clip(x_i32,
+    # min=np.array(2.5)) gave 2, below its bound, where the number 2.5 gives 3. Array bounds round
+    # inwards as number bounds do; NaN in one is an error (it was cast to 0).
+    x = np.array([2, 5, -3], dtype=np.int32)
+    for r in (tf.clip(x, np.array(2.5)), tf.clip(x, tf.asarray(np.array([2.5, 2.5, 2.5])))):
+        assert r.dtype == tf.int32
+        np.testing.assert_array_equal(np.asarray(r), [3, 5, 3])
+    r = tf.clip(x, None, np.array([4.5, 4.5, -3.5], np.float32))
+    np.testing.assert_array_equal(np.asarray(r), [2, 4, -4])
+    np.testing.assert_array_equal(np.asarray(tf.clip(x, np.array([-1.5]), np.array([1.5]))),
+                                  [1, 1, -1])
+    with pytest.raises(tf.InvalidArgumentError, match="clip: min bound"):
+        tf.clip(x, np.array([NAN, 1.0, 1.0]))
+    with pytest.raises(tf.InvalidArgumentError, match="clip: max bound"):
+        tf.clip(x, None, tf.asarray(np.array([NAN])))
+    # integer array bounds are unchanged
+    np.testing.assert_array_equal(np.asarray(tf.clip(x, np.array([3, 0, 0], np.int64))), [3, 5, 0])
+
+
 def test_clip_gradient():
     x = tf.asarray(np.array([-2.0, -0.5, 0.3, 1.0, 3.0]))
     g = tf.grad(lambda t: tf.sum(tf.clip(t, -1.0, 1.0)))(x)
