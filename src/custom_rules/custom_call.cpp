@@ -177,6 +177,9 @@ class CustomCallPrim final : public PrimitiveWith<CustomCallPrim>, public CallBo
     } else {
       // A reverse rule says nothing about forward mode: differentiate fwd's own ops, which also
       // gives the residuals' tangents (bwd reads the residuals under forward over reverse).
+      // Bool and integer inputs carry no tangent (jvp refuses one): they are constants here.
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (!is_floating(primals[i].dtype())) t[i] = Tensor();
       MultiFn flat([&r](std::span<const Tensor> x) { return forward_flat(r, x); });
       got = tenferro::jvp(flat, primals, t).tangents;
       if (got.size() != outputs.size())
@@ -230,11 +233,25 @@ class CustomCallPrim final : public PrimitiveWith<CustomCallPrim>, public CallBo
     const CustomRules& r = *rules_;
     std::vector<Tensor> ct(cotangents.begin(), cotangents.end());
     for (std::size_t k = 0; k < n_out; ++k) ct[k] = Tensor();
-    MultiFn flat([&r](std::span<const Tensor> x) { return forward_flat(r, x); });
-    std::vector<Tensor> extra = tenferro::vjp(flat, primals).pullback(ct);
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      if (is_integral(primals[i].dtype())) continue;
-      got[i] = got[i].defined() ? got[i] + extra[i] : extra[i];
+    // Pulled back to the floating inputs only: vjp refuses bool and integer ones (indices),
+    // which are constants of fwd here.
+    std::vector<std::size_t> wrt;
+    std::vector<Tensor> w;
+    for (std::size_t i = 0; i < primals.size(); ++i)
+      if (is_floating(primals[i].dtype())) {
+        wrt.push_back(i);
+        w.push_back(primals[i]);
+      }
+    if (wrt.empty()) return;
+    MultiFn flat([&r, &wrt, primals](std::span<const Tensor> v) {
+      std::vector<Tensor> x(primals.begin(), primals.end());
+      for (std::size_t k = 0; k < wrt.size(); ++k) x[wrt[k]] = v[k];
+      return forward_flat(r, x);
+    });
+    std::vector<Tensor> extra = tenferro::vjp(flat, w).pullback(ct);
+    for (std::size_t k = 0; k < wrt.size(); ++k) {
+      Tensor& g = got[wrt[k]];
+      g = g.defined() ? g + extra[k] : extra[k];
     }
   }
 
