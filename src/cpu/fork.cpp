@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "cpu/admission.hpp"
 #include "cpu/arbiter.hpp"
 #include "cpu/owner_guard.hpp"
 
@@ -13,6 +14,24 @@ namespace tenferro::detail {
 std::atomic<std::uint64_t> g_fork_generation{0};
 
 namespace {
+
+// The forking thread may be running a scope or session callback (or a worker's task): its admission
+// state names the parent's backends, whose admissions cannot end in the child. The child's copy of
+// the thread starts with none, so backends made here are entered as on any fresh thread; the
+// callback's frames, if the child unwinds them, restore this empty state (their guards restore
+// what they saw, and a scope record lives in its own frame).
+void forget_thread_admission() noexcept {
+  ThreadAdmission& t = tls_admission;
+  t.owner = 0;
+  t.in_operation = false;
+  t.scope_active = false;
+  t.session = nullptr;
+  t.session_identity = 0;
+  t.worker_cell = nullptr;
+  t.worker_gen = 0;
+  t.tid = 0;  // the forking thread has a new thread id here
+  tls_scope_record = nullptr;
+}
 
 void prepare() noexcept {
   // Same order every time; the runtime never holds two of these at once otherwise.
@@ -30,7 +49,7 @@ void child() noexcept {
   executor_fork_child();
   Arbiter::fork_child();
   default_backend_fork_child();
-  tls_admission.tid = 0;  // the forking thread has a new thread id here
+  forget_thread_admission();
 }
 
 }  // namespace

@@ -15,7 +15,11 @@
 // from before the fork throws Error{RuntimeState} ("used after fork") in the child, before it
 // touches any lock. Its engine is leaked, not destroyed (its arena and locks are the parent's),
 // and storages from its buffer pool are freed straight to the heap when they die in the child.
-// Backends created in the child work normally (oneTBB starts its workers afresh there).
+// Backends created in the child work normally (oneTBB starts its workers afresh there), also when
+// the fork happened inside a scope or session callback: the child handler clears the forking
+// thread's admission state (owner, session binding, scope record pointer, worker tag), which named
+// the parent's admissions; the callback's frames restore that empty state if the child unwinds
+// them.
 #pragma once
 
 #include <atomic>

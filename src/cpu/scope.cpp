@@ -13,29 +13,34 @@ thread_local constinit ScopeRecord* tls_scope_record = nullptr;
 
 namespace {
 
-thread_local std::optional<ScopeRecord> tls_scope;
-
 // Installs the record on the executor thread; on exit hands the permit back to the Admission and
-// clears the record, whether the callback returned or threw.
+// restores what was installed before, whether the callback returned or threw. The record lives in
+// this frame, which spans exactly the callback; tls_scope_record points at it meanwhile. What was
+// installed before is nothing, except in a child process that fork()ed inside a callback, where a
+// scope may run inside the inherited (forgotten) one (Note [Fork]).
 class ScopeInstall {
  public:
   ScopeInstall(std::uint64_t identity, std::shared_ptr<Engine> engine, ResourcePermit& permit)
-      : permit_(permit) {
-    tls_scope.emplace(ScopeRecord{identity, std::move(engine), std::move(permit), false});
-    tls_scope_record = &*tls_scope;
+      : permit_(permit),
+        record_{identity, std::move(engine), std::move(permit), false},
+        prev_record_(tls_scope_record),
+        prev_active_(tls_admission.scope_active) {
+    tls_scope_record = &record_;
     tls_admission.scope_active = true;
   }
   ~ScopeInstall() {
-    tls_admission.scope_active = false;
-    tls_scope_record = nullptr;
-    permit_ = std::move(tls_scope->permit);
-    tls_scope.reset();
+    tls_admission.scope_active = prev_active_;
+    tls_scope_record = prev_record_;
+    permit_ = std::move(record_.permit);
   }
   ScopeInstall(const ScopeInstall&) = delete;
   ScopeInstall& operator=(const ScopeInstall&) = delete;
 
  private:
   ResourcePermit& permit_;
+  ScopeRecord record_;
+  ScopeRecord* prev_record_;
+  bool prev_active_;
 };
 
 // The record to lend from, or null when its loan is already active (the caller falls through to

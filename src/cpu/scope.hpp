@@ -4,9 +4,10 @@
 // ~~~~~~~~~~~~~~~~~~~~~
 // with_execution_scope is one standalone Admission (Note [Admission sequence]) whose executor
 // entry runs the callback: it takes its backend's permit and enters its executor once, then
-// installs a ScopeRecord {witness identity, engine (shared_ptr), permit, operation_active} in a
-// thread_local on the executor thread that runs the callback (and only there; RAII restores it on
-// return or exception), and makes the backend current there (a BackendGuard). The record holds no
+// installs a ScopeRecord {witness identity, engine (shared_ptr), permit, operation_active} for the
+// executor thread that runs the callback (and only there): the record lives in the scope entry's
+// frame and a thread_local pointer names it while the callback runs (RAII restores it on return
+// or exception), and makes the backend current there (a BackendGuard). The record holds no
 // tensor data, no borrowed resources and no raw pointer.
 // Inside the callback, run_operation and with_session through a copy of the same witness take an
 // *operation loan*: they set `operation_active` (a RAII OperationLoan clears it), reuse the
@@ -19,7 +20,7 @@
 // Error{RuntimeState}; with_session -> ContractViolation (the session entry is infallible). Other
 // worker threads do not see the record, so a child task entering the backend meets the owner
 // guard. Parallel mode is still chosen per operation (ExecContext::may_parallelize).
-// When the callback returns or throws: the current backend is restored, the record is cleared
+// When the callback returns or throws: the current backend is restored, the record is uninstalled
 // (its permit moves back to the Admission), then the Admission unwinds (executing owner, executor
 // entry, caller owner, active owner, permit) -- so the next holder of the permit never sees this
 // scope's state.

@@ -120,3 +120,77 @@ TEST(HardeningFork, ForkWhileAnotherThreadIsInsideAScope) {
   EXPECT_EQ(add_sum_on(default_backend()), 2.0 * 64 * 64);
   EXPECT_TRUE(default_backend().same_witness(old_default));
 }
+
+// fork() from inside a scope or session callback (the forking thread is the callback thread). The
+// child inherited the callback's thread-local admission state (the scope record, the owner, the
+// session binding), so every backend made in the child was refused as "does not match the active
+// execution scope" (or the session's witness) and a scope on it as "already active on this
+// thread", against Note [Fork]. Now the child's copy of that thread starts with no admission: new
+// backends and the recreated default backend work inside the stale callback and after it
+// returns, and the callback's own backend refuses work as used after fork.
+namespace {
+
+enum class Callback { scope, session };
+
+int run_child_in_callback(const CpuBackend& parents, int threads) {
+  alarm(30);
+  check(refuses_after_fork(parents), "the callback's backend refuses work in the child");
+  // Inside the callback the child inherited from the parent.
+  const CpuBackend fresh(CpuBackendOptions{.threads = threads});
+  try {
+    check(add_sum_on(fresh) == 2.0 * 64 * 64, "a backend created in the child computes");
+    check(fresh.with_execution_scope([&] { return add_sum_on(fresh); }) == 2.0 * 64 * 64,
+          "a scope on a backend created in the child works");
+    check(add_sum_on(default_backend()) == 2.0 * 64 * 64, "the recreated default backend computes");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fork child: %s\n", e.what());
+    check(false, "no error inside the inherited callback");
+  }
+  return g_failures;
+}
+
+void fork_inside_callback(Callback where, int threads) {
+  const CpuBackend parents(CpuBackendOptions{.threads = threads});
+  int status = -1;
+  pid_t pid = -1;
+  auto body = [&] {
+    EXPECT_EQ(add_sum_on(parents), 2.0 * 64 * 64);
+    std::fflush(nullptr);
+    pid = fork();
+    if (pid == 0) {
+      const int failures = run_child_in_callback(parents, threads);
+      // Returning unwinds the callback's frames in the child; new backends work afterwards too.
+      throw failures;
+    }
+  };
+  try {
+    if (where == Callback::scope)
+      parents.with_execution_scope(body);
+    else
+      parents.with_session([&](Session&) { body(); });
+  } catch (int failures) {  // only the child gets here
+    check(add_sum_on(CpuBackend(CpuBackendOptions{.threads = threads})) == 2.0 * 64 * 64,
+          "a backend created in the child computes after the callback unwound");
+    check(refuses_after_fork(parents), "the callback's backend still refuses work");
+    std::_Exit(failures + g_failures == 0 ? 0 : 1);
+  }
+  ASSERT_GT(pid, 0) << "fork failed";
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child did not exit normally (signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << "; SIGALRM = 14 means it hung)";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "see the child's FAILED lines above";
+  EXPECT_EQ(add_sum_on(parents), 2.0 * 64 * 64);  // the parent is untouched
+}
+
+}  // namespace
+
+TEST(HardeningFork, ForkInsideAScopeCallbackLeavesNewBackendsUsableInTheChild) {
+  tenferro::testing::Watchdog dog("fork inside a scope callback", std::chrono::seconds(90));
+  for (int threads : {1, 4}) fork_inside_callback(Callback::scope, threads);
+}
+
+TEST(HardeningFork, ForkInsideASessionCallbackLeavesNewBackendsUsableInTheChild) {
+  tenferro::testing::Watchdog dog("fork inside a session callback", std::chrono::seconds(90));
+  for (int threads : {1, 4}) fork_inside_callback(Callback::session, threads);
+}
