@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tenferro/autodiff.hpp"
+#include "tenferro/ops.hpp"
 #include "trace/trace_state.hpp"
 
 namespace tenferro {
@@ -30,8 +31,26 @@ Program vjp(const Program& p) {
   Interpret f{p};
   return optimize(trace(
       [&](std::span<const Tensor> xs) {
-        VjpResult r = tenferro::vjp(MultiFn(f), xs.first(n));
-        return r.pullback(xs.subspan(n));
+        // Bool and integer inputs (indices) are constants of the derivative, as in grad(p): the
+        // pullback is taken w.r.t. the floating inputs, and their cotangents are zeros.
+        std::vector<std::size_t> wrt;
+        std::vector<Tensor> w, result(n);
+        for (std::size_t i = 0; i < n; ++i)
+          if (is_floating(xs[i].dtype())) {
+            wrt.push_back(i);
+            w.push_back(xs[i]);
+          } else {
+            result[i] = zeros(xs[i].shape(), xs[i].dtype());
+          }
+        if (wrt.size() == n) return tenferro::vjp(MultiFn(f), xs.first(n)).pullback(xs.subspan(n));
+        MultiFn of_floating([&](std::span<const Tensor> v) {
+          std::vector<Tensor> in(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(n));
+          for (std::size_t k = 0; k < wrt.size(); ++k) in[wrt[k]] = v[k];
+          return p(in);
+        });
+        std::vector<Tensor> g = tenferro::vjp(of_floating, w).pullback(xs.subspan(n));
+        for (std::size_t k = 0; k < wrt.size(); ++k) result[wrt[k]] = std::move(g[k]);
+        return result;
       },
       specs));
 }
@@ -88,7 +107,11 @@ Program jvp(const Program& p) {
   Interpret f{p};
   return optimize(trace(
       [&](std::span<const Tensor> xs) {
-        JvpResult r = tenferro::jvp(MultiFn(f), xs.first(n), xs.subspan(n));
+        // A bool or integer input's tangent (an input of its spec) is ignored: it is a constant.
+        std::vector<Tensor> t(xs.begin() + static_cast<std::ptrdiff_t>(n), xs.end());
+        for (std::size_t i = 0; i < n; ++i)
+          if (!is_floating(xs[i].dtype())) t[i] = Tensor();
+        JvpResult r = tenferro::jvp(MultiFn(f), xs.first(n), t);
         std::vector<Tensor> result = std::move(r.outputs);
         result.insert(result.end(), r.tangents.begin(), r.tangents.end());
         return result;

@@ -8,6 +8,7 @@
 #include "core/tensor_aux.hpp"
 #include "tenferro/autodiff.hpp"
 #include "tenferro/ops.hpp"
+#include "tenferro/trace.hpp"
 
 using namespace tenferro;
 using tenferro::testing::expect_error;
@@ -172,4 +173,38 @@ TEST(AutodiffComplex, ConjugateWirtingerConvention) {
   Tensor ze = from_vector<c128>(zv, {2}).requires_grad_();
   backward(abs2(std::span<const Tensor>(&ze, 1)));
   expect_near<c128>(ze.grad(), {2.0 * zv[0], 2.0 * zv[1]});
+}
+
+// vjp(p) and jvp(p) of a program with an integer input (indices): the input is a constant of
+// the derivative, as in grad(p). Both transforms threw DTypeMismatch when built ("vjp: input 1
+// has dtype i64"), so such a program had no reverse or forward program at all.
+TEST(ProgramTransforms, VjpAndJvpTreatIntegerInputsAsConstants) {
+  auto f = [](std::span<const Tensor> in) {
+    return std::vector<Tensor>{index_select(in[0], 0, in[1]) * sin(in[0])};
+  };
+  const Program p = trace(f, {ValueSpec{{3}}, ValueSpec{{3}, DType::i64}});
+  const Tensor a = randn({3}, 31), idx = from_vector<std::int64_t>({2, 0, 2}, {3});
+  const Tensor ct = randn({3}, 32), ta = randn({3}, 33);
+  auto of_a = [&](std::span<const Tensor> x) { return f(std::vector<Tensor>{x[0], idx}); };
+  const std::vector<Tensor> want_v = vjp(MultiFn(of_a), {a}).pullback({ct});
+  const std::vector<Tensor> got_v = vjp(p)({a, idx, ct});
+  ASSERT_EQ(got_v.size(), 2u);
+  EXPECT_LE(max(abs(got_v[0] - want_v[0])).item<double>(), 1e-14);
+  // the integer input's cotangent: zeros of its shape and dtype
+  EXPECT_EQ(got_v[1].dtype(), DType::i64);
+  EXPECT_EQ(got_v[1].shape(), idx.shape());
+  EXPECT_EQ(count_nonzero(got_v[1]).item<std::int64_t>(), 0);
+
+  const JvpResult want_j = jvp(MultiFn(of_a), {a}, {ta});
+  // the integer input's tangent (any value of its spec) is ignored
+  const std::vector<Tensor> got_j = jvp(p)({a, idx, ta, from_vector<std::int64_t>({1, 1, 1}, {3})});
+  ASSERT_EQ(got_j.size(), 2u);
+  EXPECT_LE(max(abs(got_j[0] - want_j.outputs[0])).item<double>(), 1e-14);
+  EXPECT_LE(max(abs(got_j[1] - want_j.tangents[0])).item<double>(), 1e-14);
+  // second order through the transformed programs: jvp of vjp(p) (forward over reverse)
+  const std::vector<Tensor> hv = jvp(vjp(p))({a, idx, ct, ta, zeros({3}, DType::i64), zeros({3})});
+  auto pull = [&](std::span<const Tensor> x) { return vjp(MultiFn(of_a), {x[0]}).pullback({ct}); };
+  const JvpResult want_hv = jvp(MultiFn(pull), {a}, {ta});
+  ASSERT_EQ(hv.size(), 4u);
+  EXPECT_LE(max(abs(hv[2] - want_hv.tangents[0])).item<double>(), 1e-13);
 }
