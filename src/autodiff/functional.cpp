@@ -15,10 +15,10 @@ using detail::TensorAux;
 
 namespace {
 
-// Inline storage for the usual few inputs: a grad call allocates no list.
+// Inline storage for the usual few inputs: a grad call allocates no list. The tensors own their
+// layers; `auxes` names them for the backward engine's capture.
 struct Leaves {
   SmallVector<Tensor, 4> tensors;
-  SmallVector<std::shared_ptr<TensorAux>, 4> owners;
   SmallVector<TensorAux*, 4> auxes;
   std::span<const Tensor> span() const { return {tensors.data(), tensors.size()}; }
 };
@@ -72,9 +72,8 @@ Leaves make_leaves(std::span<const Tensor> inputs, const char* api, const Tensor
     // The leaf keeps x's layers below its own, so the enclosing levels see through f.
     auto a = detail::new_layer(level, detail::live_aux(x.aux()));
     a->requires_grad = true;
-    l.tensors.push_back(detail::with_aux(x, a));
     l.auxes.push_back(a.get());
-    l.owners.push_back(std::move(a));
+    l.tensors.push_back(detail::with_aux(x, std::move(a)));
   }
   return l;
 }
