@@ -253,6 +253,10 @@ namespace {
 template <class Op, class T, class Out>
 void run_inner(ExecContext& ctx, ReduceKind kind, const T* p, std::span<const I> kshape,
                std::span<const I> kstrides, I n, I s, Out* out) {
+  if (kshape.empty()) {  // a full reduction: one run, no offsets to walk (the same call below)
+    out[0] = finalize<Out>(kind, reduce_run<Op>(&ctx, p, n, s), n);
+    return;
+  }
   const I outputs = dims_numel(kshape);
   // A few runs longer than a block: each run's blocks are the parallel units (reduce_run);
   // otherwise the outputs are (a few runs of at most one block each still fan out, two ways up).
