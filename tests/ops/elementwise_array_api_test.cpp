@@ -377,6 +377,31 @@ TEST(ArrayApiElementwise, SignOfNanIsNanForRealAndComplex) {
   EXPECT_EQ(c(sign(cscalar(0.0, -3.0))), c128(0.0, -1.0));
 }
 
+// Complex sign of a finite z has modulus 1 also where |z| overflows or rounds in the subnormals:
+// z / |z| gave 0 for c64 3e38 + 3e38j and c128 1.7e308 - 1.7e308j (|z| = inf) and 1 + 1j for
+// 5e-324 + 5e-324j (|z| rounded to 5e-324).
+TEST(ArrayApiElementwise, ComplexSignOfHugeAndSubnormalValues) {
+  const double h = std::sqrt(0.5);
+  struct Case {
+    DType d;
+    c128 z, want;
+  };
+  for (const Case& k :
+       {Case{DType::c64, c128(3e38, 3e38), c128(h, h)},
+        Case{DType::c64, c128(-3e38, 1e38), c128(-3 / std::sqrt(10.0), 1 / std::sqrt(10.0))},
+        Case{DType::c64, c128(1e-45, -1e-45), c128(h, -h)},
+        Case{DType::c128, c128(1.7e308, -1.7e308), c128(h, -h)},
+        Case{DType::c128, c128(5e-324, 5e-324), c128(h, h)},
+        Case{DType::c128, c128(-1e-310, 3e-310),
+             c128(-1 / std::sqrt(10.0), 3 / std::sqrt(10.0))}}) {
+    const c128 s =
+        cast(sign(cast(from_vector<c128>({k.z}, {1}), k.d)), DType::c128).to_vector<c128>()[0];
+    const double tol = k.d == DType::c64 ? 2e-7 : 4e-16;
+    EXPECT_NEAR(s.real(), k.want.real(), tol) << dtype_name(k.d) << " sign" << k.z << " = " << s;
+    EXPECT_NEAR(s.imag(), k.want.imag(), tol) << dtype_name(k.d) << " sign" << k.z << " = " << s;
+  }
+}
+
 TEST(ArrayApiElementwise, TruncRoundsTowardZeroKeepingSignedZerosAndNonFinites) {
   const std::vector<double> v = {2.7, -2.7, 0.5, -0.5, 0.0, -0.0, kInf, -kInf, kNan, 1e300, 3.0};
   const Tensor x = from_vector<double>(v, {static_cast<i64>(v.size())});

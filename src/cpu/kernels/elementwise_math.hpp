@@ -8,6 +8,7 @@
 // expm1 of a non-finite part is exp(z) - 1, whose special cases the standard lists.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -67,10 +68,19 @@ T sign_of(T z) {
   if constexpr (is_complex_v<T>) {
     // The standard's special cases: NaN in either part gives NaN + NaN j (std::abs of
     // (NaN, inf) is inf, so z / |z| alone would not say NaN), a zero gives 0.
-    const real_t<T> nan = std::numeric_limits<real_t<T>>::quiet_NaN();
+    // Finite z is scaled by a power of two (exact) so that its larger part is in [1, 2) first:
+    // |z| itself overflows for |z| > max (sign(3e38 + 3e38j) in c64 was 0) and rounds in the
+    // subnormals (sign(5e-324 + 5e-324j) was 1 + 1j). An infinite part keeps z / |z|, the
+    // standard's "as complex division" by a real inf (sign(inf j) is 0 + NaN j).
+    using R = real_t<T>;
+    const R nan = std::numeric_limits<R>::quiet_NaN();
     if (is_nan_of(z)) return T(nan, nan);
-    const real_t<T> m = std::abs(z);
-    return m == 0 ? T(0) : z / m;
+    const R x = z.real(), y = z.imag();
+    if (!std::isfinite(x) || !std::isfinite(y)) return z / std::abs(z);
+    if (x == 0 && y == 0) return T(0);
+    const int e = std::ilogb(std::max(std::abs(x), std::abs(y)));
+    const T w(std::scalbn(x, -e), std::scalbn(y, -e));
+    return w / std::abs(w);
   } else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
     return static_cast<T>(z != 0);
   } else if constexpr (std::is_floating_point_v<T>) {
