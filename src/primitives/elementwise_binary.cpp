@@ -120,8 +120,33 @@ struct PowOp : BinaryDefaults {
     // glibc's cpow(0, 0) is exp(0 * log 0) = nan; NumPy and the real pow give 1.
     if constexpr (is_complex_v<T>) {
       if (b == T(0)) return T(1);
+      // Note [Complex integer powers]: a real integer exponent |n| < 100 multiplies, as NumPy's
+      // npy_cpow does. glibc's cpow is exp(n log a), which puts rounding noise into what is exact
+      // ((-1 + 0j) ** 2 was 1 - 2.4e-16j, (2 + 0j) ** 3 was 7.999999999999998, (1e300 + 1e300j)
+      // ** 1 was off by 51 ulp) and turns an infinite a into NaN parts ((inf + 0j) ** 1 was
+      // inf + NaN j, since 1 * log(inf) multiplies 0 * inf). The first factor is a itself, not
+      // 1 * a, so no 0 * inf enters either ((inf + 0j) ** 3 is inf + NaN j only from a * a).
+      const auto n_real = b.real();
+      if (b.imag() == 0 && std::abs(n_real) < 100 && n_real == std::trunc(n_real))
+        return integer_power(a, static_cast<int>(n_real));
     }
     return std::pow(a, b);
+  }
+  template <class T>
+  static T integer_power(T a, int n) {  // n != 0, |n| < 100
+    unsigned m = static_cast<unsigned>(n < 0 ? -n : n);
+    T result = a, p = a;
+    bool have = false;
+    for (;;) {
+      if (m & 1u) {
+        result = have ? result * p : p;
+        have = true;
+      }
+      m >>= 1;
+      if (m == 0) break;
+      p = p * p;
+    }
+    return n < 0 ? T(1) / result : result;
   }
   // b a^(b-1) and a^b log(a), except where those give 0 * inf = NaN at a = 0 while a^b is
   // locally constant (PyTorch's masks): d/da is 0 at a = 0, b = 0 (a^0 = 1), d/db is 0 where

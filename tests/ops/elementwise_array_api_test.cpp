@@ -402,6 +402,44 @@ TEST(ArrayApiElementwise, ComplexSignOfHugeAndSubnormalValues) {
   }
 }
 
+// Complex pow with a real integer exponent |n| < 100 multiplies (NumPy's npy_cpow), so results
+// that are exact stay exact: glibc's cpow = exp(n log z) gave (-1 + 0j) ** 2 = 1 - 2.4e-16j,
+// (2 + 0j) ** 3 = 7.999999999999998, (1 + 1j) ** 2 = 1.2e-16 + 2j, (1e300 + 1e300j) ** 1 off by
+// 51 ulp and (inf + 0j) ** 1 = inf + NaN j.
+TEST(ArrayApiElementwise, ComplexIntegerPowersAreExactProducts) {
+  struct Case {
+    c128 a;
+    double n;
+    c128 want;
+  };
+  for (DType d : {DType::c128, DType::c64}) {
+    for (const Case& k :
+         {Case{c128(-1, 0), 2, c128(1, 0)}, Case{c128(2, 0), 3, c128(8, 0)},
+          Case{c128(-2, 0), 3, c128(-8, 0)}, Case{c128(1, 1), 2, c128(0, 2)},
+          Case{c128(1, 1), -2, c128(0, -0.5)}, Case{c128(-2, 0), -1, c128(-0.5, 0)},
+          Case{c128(0.5, 0.5), 3, c128(-0.25, 0.25)},
+          Case{c128(1, 1), 99, c128(-562949953421312.0, 562949953421312.0)},
+          Case{c128(kInf, 0), 1, c128(kInf, 0)}, Case{c128(3, -4), 1, c128(3, -4)}}) {
+      const Tensor a = cast(from_vector<c128>({k.a}, {1}), d);
+      const Tensor b = cast(from_vector<c128>({c128(k.n, 0)}, {1}), d);
+      for (const Tensor& r : {pow(a, b), pow(a, Scalar(k.n))}) {
+        const c128 got = cast(r, DType::c128).to_vector<c128>()[0];
+        EXPECT_EQ(got.real(), k.want.real())
+            << dtype_name(d) << " " << k.a << " ** " << k.n << " = " << got;
+        EXPECT_EQ(got.imag(), k.want.imag())
+            << dtype_name(d) << " " << k.a << " ** " << k.n << " = " << got;
+      }
+    }
+    const c128 big =
+        cast(pow(cast(from_vector<c128>({c128(1e30, 1e30)}, {1}), d), 1.0), DType::c128)
+            .to_vector<c128>()[0];
+    EXPECT_EQ(
+        big,
+        cast(cast(from_vector<c128>({c128(1e30, 1e30)}, {1}), d), DType::c128).to_vector<c128>()[0])
+        << dtype_name(d);
+  }
+}
+
 TEST(ArrayApiElementwise, TruncRoundsTowardZeroKeepingSignedZerosAndNonFinites) {
   const std::vector<double> v = {2.7, -2.7, 0.5, -0.5, 0.0, -0.0, kInf, -kInf, kNan, 1e300, 3.0};
   const Tensor x = from_vector<double>(v, {static_cast<i64>(v.size())});
