@@ -183,7 +183,20 @@ struct Jacobian {
       const Tensor ek = cast(from_vector<double>(e, {n}), z.dtype()).reshape(z.shape());
       rows.push_back(transpose_apply(ek).reshape({n}));
     }
-    dense = sub(cast(from_vector<double>(eye, {n, n}), z.dtype()), stack(rows, 0));
+    Tensor m = sub(cast(from_vector<double>(eye, {n, n}), z.dtype()), stack(rows, 0));
+    // A fixed point that is not isolated (a free gauge) makes I - J singular, but rounding
+    // leaves its LU pivots at ~eps instead of zero, so solve() would return a meaningless
+    // solution without an error. Refuse I - J that is numerically rank deficient by NumPy's
+    // matrix_rank rule (s_min <= s_max N eps); checked before it is kept, so a retry checks again.
+    const Tensor sv = cast(svdvals(m), DType::f64);
+    const double s_max = max(sv).item<double>(), s_min = min(sv).item<double>();
+    const double eps = z.dtype() == DType::f32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+    if (!(s_min > s_max * static_cast<double>(n) * eps))
+      throw Error(ErrorKind::LinAlgError,
+                  "I - J is numerically singular: its smallest singular value " + format_g(s_min) +
+                      " <= N eps s_max = " + format_g(s_max * static_cast<double>(n) * eps) +
+                      " (N = " + std::to_string(n) + ")");
+    dense = std::move(m);
     return dense;
   }
 };

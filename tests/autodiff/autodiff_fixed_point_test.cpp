@@ -286,6 +286,37 @@ TEST(FixedPointErrors, SecondOrderIsUnsupported) {
                {"fixed_point", "second derivatives"});
 }
 
+// A fixed point that is not isolated: f(x, q) = x / |x| sum(q) keeps any direction, so I - J =
+// u u^T (u = x / |x|) has rank 1. The dense route's LU found pivots at the rounding level, not
+// zero, and returned a meaningless gradient ([4, 4, 4] for x0 = 1, [3.5, ...] for x0 = (1, 2, 2))
+// and tangent with no error, where docs/fixed-point.md promises LinAlgError.
+TEST(FixedPointErrors, NonIsolatedFixedPointIsALinAlgErrorOnTheDenseRoute) {
+  auto f = [](std::span<const Tensor> in) {
+    return mul(div(in[0], vector_norm(in[0])), sum(in[1]));
+  };
+  const Tensor c = from_vector<double>({1, 2, 3}, {3});
+  for (const Tensor& x0 : {ones({3}), from_vector<double>({1, 2, 2}, {3})}) {
+    auto loss = [&](std::span<const Tensor> in) {
+      return sum(mul(fixed_point(f, x0, {in[0]}, tight()), c));
+    };
+    expect_error(ErrorKind::LinAlgError, [&] { grad(loss, {a_values(3)}); },
+                 {"fixed_point", "(I - J^H) w = x_bar", "singular"});
+    expect_error(ErrorKind::LinAlgError, [&] { jvp(loss, {a_values(3)}, {ones({3})}); },
+                 {"fixed_point", "(I - J) dx", "singular"});
+    // eager backward: all-or-nothing, the leaf's gradient is unchanged
+    Tensor a = a_values(3).requires_grad_();
+    backward(sum(mul(a, a)));
+    const Tensor before = a.grad();
+    Tensor y = loss({&a, 1});
+    expect_error(ErrorKind::LinAlgError, [&] { backward(y); }, {"fixed_point"});
+    EXPECT_EQ(max_abs_diff(a.grad(), before), 0.0);
+  }
+  // An isolated fixed point of the same size still differentiates (cos x a, checked above).
+  EXPECT_NO_THROW(
+      grad([](std::span<const Tensor> in) { return sum(cos_fixed_point(in[0], tight())); },
+           {a_values(3)}));
+}
+
 TEST(FixedPointErrors, TracingIsUnsupported) {
   const ValueSpec spec{{4}, DType::f64};
   expect_error(ErrorKind::Unsupported,
