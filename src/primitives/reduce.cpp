@@ -3,6 +3,8 @@
 #include "primitives/reduce.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 
 #include "core/strided.hpp"
 #include "primitives/reduce_rules.hpp"
@@ -266,7 +268,29 @@ Tensor sum_to_shape(const Tensor& x, std::span<const std::int64_t> shape) {
 }  // namespace detail
 
 namespace {
+// Note [Shared full reductions]: sum(x), mean(x), ... over every axis (the usual loss) bind one
+// immutable static primitive per kind, as bmm does (Note [Shared product primitives] in
+// contract_ops.cpp): no primitive to build per call, the eager cache compares it by address and
+// the tape keeps it without a copy.
+const detail::ReducePrim& full_reduce_prim(detail::ReduceKind kind) {
+  static const detail::ReducePrim* const prims = [] {
+    static const detail::ReducePrim p[] = {
+        {detail::ReduceKind::sum, {}, false},  {detail::ReduceKind::prod, {}, false},
+        {detail::ReduceKind::mean, {}, false}, {detail::ReduceKind::max, {}, false},
+        {detail::ReduceKind::min, {}, false},  {detail::ReduceKind::sum_squares, {}, false},
+        {detail::ReduceKind::norm, {}, false}, {detail::ReduceKind::any, {}, false},
+        {detail::ReduceKind::all, {}, false}};
+    for (std::size_t k = 0; k < std::size(p); ++k) {
+      if (p[k].kind() != static_cast<detail::ReduceKind>(k)) std::abort();  // enum order
+      p[k].mark_static();
+    }
+    return p;
+  }();
+  return prims[static_cast<std::size_t>(kind)];
+}
+
 Tensor reduce(detail::ReduceKind kind, const Tensor& x, Dims axes, bool keepdims) {
+  if (axes.empty() && !keepdims) return detail::bind1(full_reduce_prim(kind), x);
   return detail::bind1(detail::ReducePrim(kind, std::move(axes), keepdims), x);
 }
 }  // namespace
