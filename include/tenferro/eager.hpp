@@ -14,8 +14,21 @@
 
 namespace tenferro {
 
-/// Makes `backend` the current backend of this thread until destruction (guards nest; each
-/// restores the previous one). Thread-bound: destroy it on the thread that created it.
+namespace detail {
+/// One entry of a thread's list of current-backend frames (BackendGuard, and the callback frame
+/// of a scope or session; src/cpu/current_backend.cpp). Linked in place: never copied or moved.
+struct CurrentBackendFrame {
+  const CpuBackend* backend = nullptr;
+  CurrentBackendFrame* below = nullptr;  // made earlier on this thread, still live
+  CurrentBackendFrame* above = nullptr;  // made later on this thread, still live
+};
+}  // namespace detail
+
+/// Makes `backend` the current backend of this thread until destruction. Guards nest: the current
+/// backend is the one of the innermost live guard (the most recently made one not yet destroyed),
+/// also when guards are destroyed out of order -- a guard that ends early just leaves the list,
+/// and one made inside a scope or session callback that outlives it stays current until it ends.
+/// Thread-bound: destroy it on the thread that created it.
 /// CpuBackend::with_execution_scope and with_session install one for their callback.
 class BackendGuard {
  public:
@@ -25,8 +38,8 @@ class BackendGuard {
   BackendGuard& operator=(const BackendGuard&) = delete;
 
  private:
-  const CpuBackend* previous_;
   CpuBackend backend_;
+  detail::CurrentBackendFrame frame_;
 };
 
 /// The backend eager ops on this thread run on.

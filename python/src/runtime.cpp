@@ -50,8 +50,17 @@ struct Prepared {
   PreparedProgram plan;
 };
 
-/// use_backend(b): a BackendGuard for the body of a with statement (thread-bound).
+/// use_backend(b): a BackendGuard for the body of a with statement (thread-bound). Exits in any
+/// order are fine (eager.hpp: the innermost live guard is current). A context entered and never
+/// exited that Python frees on another thread leaks its guard instead of unlinking it from that
+/// other thread's list (Note [Current backend frames] in src/cpu/current_backend.cpp); the
+/// entering thread keeps it as a live guard.
 struct UseBackend {
+  explicit UseBackend(CpuBackend b) : backend(std::move(b)) {}
+  UseBackend(UseBackend&&) = default;
+  ~UseBackend() {
+    if (guard && thread != std::this_thread::get_id()) (void)guard.release();
+  }
   CpuBackend backend;
   std::unique_ptr<BackendGuard> guard;
   std::thread::id thread;
@@ -321,11 +330,8 @@ void bind_runtime(py::module_& m) {
         return false;
       });
   m.def(
-      "use_backend",
-      [](const CpuBackend& b) {
-        return UseBackend{b, nullptr, {}};
-      },
-      "backend"_a, "Context manager: eager ops on this thread run on `backend` (BackendGuard).");
+      "use_backend", [](const CpuBackend& b) { return UseBackend(b); }, "backend"_a,
+      "Context manager: eager ops on this thread run on `backend` (BackendGuard).");
 
   // ---- Runtime ----
   py::class_<Prepared>(m, "PreparedProgram",

@@ -1,6 +1,7 @@
 """Traced programs, prepared runs, backends, use_backend, the execution-scope contract from
 Python, and Python threads (with the GIL released around large ops and scope waits)."""
 
+import gc
 import threading
 
 import numpy as np
@@ -90,6 +91,32 @@ def test_use_backend():
         tf.exp(tf.ones(3))
         assert b.executor_entries > before
     assert not tf.current_backend().same_witness(b)
+
+
+def test_use_backend_exited_out_of_order_or_after_the_scope_it_was_entered_in():
+    # Each guard used to restore the backend it saw when entered: exiting out of order, or after
+    # the scope body that entered it had returned, left the current backend pointing at a dead
+    # guard or a finished scope frame (a segfault, or "Unregistered type" garbage). The current
+    # backend is now the innermost live guard's (docs/execution-scope.md).
+    b1, b2 = tf.CpuBackend(threads=1), tf.CpuBackend(threads=1)
+    x = tf.ones(4)
+    u1, u2 = tf.use_backend(b1), tf.use_backend(b2)
+    u1.__enter__()
+    u2.__enter__()
+    u1.__exit__(None, None, None)
+    del u1
+    gc.collect()
+    assert tf.current_backend().same_witness(b2)
+    u2.__exit__(None, None, None)
+    assert tf.current_backend().same_witness(tf.default_backend())
+    assert float(tf.sum(tf.add(x, x))) == 8.0
+
+    u = tf.use_backend(b2)
+    assert b1.with_execution_scope(lambda: (u.__enter__(), 1)[1]) == 1
+    assert tf.current_backend().same_witness(b2)  # still live after the scope
+    u.__exit__(None, None, None)
+    assert tf.current_backend().same_witness(tf.default_backend())
+    assert float(tf.sum(tf.add(x, x))) == 8.0
 
 
 def test_scope_contract(backend1):

@@ -10,6 +10,7 @@
 #include "cpu/arbiter.hpp"
 #include "cpu/engine.hpp"
 #include "tenferro/cpu.hpp"
+#include "tenferro/eager.hpp"
 
 namespace tenferro::detail {
 
@@ -54,7 +55,7 @@ class CurrentBackendScope {
   CurrentBackendScope& operator=(const CurrentBackendScope&) = delete;
 
  private:
-  const CpuBackend* previous_;
+  CurrentBackendFrame frame_;
 };
 /// The state of the thread's current backend when a guard or scope set one, else null (the
 /// default backend is not created by asking).

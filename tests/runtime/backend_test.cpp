@@ -15,7 +15,10 @@
 #include "cpu/executor.hpp"
 #include "runtime/test_support.hpp"
 #include "tenferro/cpu_external.hpp"
+#include "tenferro/eager.hpp"
 #include "tenferro/error.hpp"
+#include "tenferro/ops/elementwise.hpp"
+#include "tenferro/ops/reduce.hpp"
 
 using namespace tenferro;
 using detail::ExecContext;
@@ -374,4 +377,61 @@ TEST(CpuBackend, ClearCachesIsRejectedInsideAnOperation) {
     EXPECT_EQ(error_kind_of([&] { b.clear_caches(); }), ErrorKind::RuntimeState);
   });
   b.clear_caches();
+}
+
+// The current backend is the innermost LIVE guard (eager.hpp), also when guards end out of order:
+// a std::optional<BackendGuard> reset early, Python's use_backend exited out of order, or a guard
+// made inside a scope or session callback that outlives the callback. Each guard restored the
+// pointer it saw at construction, so the thread's current backend became another guard's (or a
+// scope frame's) backend after it had died: the wrong backend, then a dangling reference (Python:
+// "Unregistered type" garbage or a segfault). Guards and callback frames now form a list per
+// thread; each unlinks itself, and the current backend is always a live one.
+TEST(BackendGuard, GuardsEndingOutOfOrderLeaveTheInnermostLiveGuardCurrent) {
+  const CpuBackend b1(CpuBackendOptions{.threads = 1}), b2(CpuBackendOptions{.threads = 1});
+  const CpuBackend b3(CpuBackendOptions{.threads = 1});
+  const Tensor x = ones({4});
+  {
+    std::optional<BackendGuard> g1, g2, g3;
+    g1.emplace(b1);
+    g2.emplace(b2);
+    g3.emplace(b3);
+    EXPECT_TRUE(current_backend().same_witness(b3));
+    g2.reset();  // from the middle
+    EXPECT_TRUE(current_backend().same_witness(b3));
+    g3.reset();  // the top: back to the innermost live one
+    EXPECT_TRUE(current_backend().same_witness(b1));
+    g2.emplace(b2);
+    g1.reset();  // from the bottom
+    EXPECT_TRUE(current_backend().same_witness(b2));
+    EXPECT_EQ(sum(add(x, x)).item<double>(), 8.0);
+    g2.reset();
+  }
+  EXPECT_TRUE(current_backend().same_witness(default_backend()));
+  EXPECT_EQ(sum(add(x, x)).item<double>(), 8.0);
+}
+
+TEST(BackendGuard, AGuardMadeInsideACallbackThatOutlivesItStaysCurrentUntilItEnds) {
+  const CpuBackend b(CpuBackendOptions{.threads = 1}), other(CpuBackendOptions{.threads = 1});
+  const Tensor x = ones({4});
+  for (int session = 0; session < 2; ++session) {
+    std::optional<BackendGuard> g;
+    auto body = [&] {
+      EXPECT_TRUE(current_backend().same_witness(b));
+      g.emplace(other);
+      EXPECT_TRUE(current_backend().same_witness(other));
+    };
+    if (session)
+      b.with_session([&](Session&) { body(); });
+    else
+      b.with_execution_scope(body);
+    EXPECT_TRUE(current_backend().same_witness(other)) << "session " << session;
+    EXPECT_EQ(sum(add(x, x)).item<double>(), 8.0);
+    g.reset();
+    EXPECT_TRUE(current_backend().same_witness(default_backend())) << "session " << session;
+    EXPECT_EQ(sum(add(x, x)).item<double>(), 8.0);
+    // The callback's frame ends inside a guard's lifetime the other way round too.
+    BackendGuard outer(other);
+    b.with_execution_scope([&] { EXPECT_TRUE(current_backend().same_witness(b)); });
+    EXPECT_TRUE(current_backend().same_witness(other));
+  }
 }
