@@ -64,27 +64,36 @@ Storage* BufferPool::acquire(std::size_t bytes) {
       s->writer.store(nullptr, std::memory_order_relaxed);
       return s;
     }
-    ++misses_;
     ++outstanding_buffers_;  // counted before the heap call: the pool must outlive the block
     outstanding_bytes_ += cap;
-    peak_outstanding_bytes_ = std::max(peak_outstanding_bytes_, outstanding_bytes_);
   }
   void* block = nullptr;
   try {
     block = ::operator new (kHeader + cap, std::align_val_t{kAlign});
   } catch (const std::bad_alloc&) {
+    bool last = false;
     {
       std::lock_guard lock(mu_);
       --outstanding_buffers_;
       outstanding_bytes_ -= cap;
+      last = closed_ && outstanding_buffers_ == 0;
     }
+    if (last) delete this;
     throw_out_of_memory("buffer pool",
                         std::to_string(kHeader + cap) + " bytes: the heap is exhausted");
+  }
+  {
+    // Only a block that exists is a miss and counts toward the peak: a failed request leaves
+    // every counter as it was (docs/errors.md, "Allocation failure").
+    std::lock_guard lock(mu_);
+    ++misses_;
+    peak_outstanding_bytes_ = std::max(peak_outstanding_bytes_, outstanding_bytes_);
   }
   auto* s = new (block) Storage;
   s->data = static_cast<char*>(block) + kHeader;
   s->bytes = bytes;
   s->release = &BufferPool::release_hook;
+  s->library_owned = true;
   s->owner = this;
   return s;
 }

@@ -11,6 +11,14 @@
 #include "cpu/bounded_cache.hpp"
 #include "tenferro/error.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define TENFERRO_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TENFERRO_TEST_ASAN 1
+#endif
+#endif
+
 using namespace tenferro;
 using detail::BufferPool;
 using detail::ExecContext;
@@ -191,4 +199,47 @@ TEST(BoundedCache, EngineCachesPersistAcrossOperationsAndClear) {
                 [](ExecContext& ctx) { EXPECT_EQ(ctx.cache<PlanCache>().lru.find(7), nullptr); });
   b.clear_caches();
   run_operation(b, [](ExecContext& ctx) { EXPECT_EQ(ctx.cache<PlanCache>().lru.size(), 0u); });
+}
+
+// A heap request that fails (2^52 bytes: below the pool's largest block, beyond any address space)
+// is OutOfMemory and leaves every counter as it was. It used to count a miss and raise
+// peak_outstanding_bytes to the size that was never allocated (4 PiB after one failed add),
+// inside a scope as outside. ASan reports impossible allocations instead of failing them.
+TEST(BufferPool, AFailedHeapRequestCountsNoMissAndNoPeak) {
+#ifdef TENFERRO_TEST_ASAN
+  GTEST_SKIP() << "AddressSanitizer reports impossible allocations instead of failing them";
+#else
+  CpuBackend b = make();
+  StoragePtr kept = alloc(b, 1000);
+  auto same = [](const BufferPoolStats& x, const BufferPoolStats& y) {
+    return x.hits == y.hits && x.misses == y.misses && x.dropped == y.dropped &&
+           x.retained_bytes == y.retained_bytes && x.retained_buffers == y.retained_buffers &&
+           x.outstanding_buffers == y.outstanding_buffers &&
+           x.outstanding_bytes == y.outstanding_bytes &&
+           x.peak_outstanding_bytes == y.peak_outstanding_bytes;
+  };
+  const BufferPoolStats before = b.buffer_pool_stats();
+  EXPECT_EQ(before.peak_outstanding_bytes, 1024u);
+  for (int scope = 0; scope < 2; ++scope) {
+    auto fail = [&] {
+      try {
+        (void)alloc(b, std::size_t{1} << 52);
+        ADD_FAILURE() << "a 2^52-byte buffer was allocated";
+      } catch (const Error& e) {
+        EXPECT_EQ(e.kind(), ErrorKind::OutOfMemory) << e.what();
+      }
+    };
+    if (scope)
+      b.with_execution_scope(fail);
+    else
+      fail();
+    const BufferPoolStats after = b.buffer_pool_stats();
+    EXPECT_TRUE(same(before, after))
+        << "misses " << before.misses << " -> " << after.misses << ", peak "
+        << before.peak_outstanding_bytes << " -> " << after.peak_outstanding_bytes;
+  }
+  StoragePtr again = alloc(b, 3000);  // a real miss still counts, with its peak
+  EXPECT_EQ(b.buffer_pool_stats().misses, before.misses + 1);
+  EXPECT_EQ(b.buffer_pool_stats().peak_outstanding_bytes, 1024u + 4096u);
+#endif
 }
