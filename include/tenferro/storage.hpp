@@ -33,6 +33,10 @@ struct Storage {
   void (*release)(Storage*) noexcept = nullptr;  // frees data and this header
   void* owner = nullptr;                         // allocator-private
   std::atomic<const char*> writer{nullptr};      // static name of the last in-place writer
+  // True only for memory the library allocated itself (its heap blocks and buffer pools), never
+  // for memory wrapped from outside (NumPy, DLPack, a caller's Storage): backward's in-place
+  // accumulation writes only into such storage, whoever else may hold the outside memory.
+  bool library_owned = false;
 
   /// Records an in-place write by `name` (a string literal: only the pointer is kept).
   void note_write(const char* name) noexcept {

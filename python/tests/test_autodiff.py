@@ -204,3 +204,18 @@ def test_jacobians_and_hessian():
     assert np.allclose(np.asarray(hb[0][1]), np.diag(2 * x))
     with pytest.raises(tf.InvalidArgumentError, match="complex"):
         tf.jacrev(lambda a: a * a)(np.array([1j]))
+
+
+def test_backward_never_writes_into_a_numpy_cotangent():
+    # (x + 2).backward(cn) made x.grad share cn's buffer (zero-copy), and the next backward added
+    # into it in place: cn became [6, 6, 6] (found by the derivative hunt).
+    x = tf.asarray(np.array([1.0, 2.0, 3.0])).requires_grad_()
+    cn = np.array([1.0, 1.0, 1.0])
+    (x + 2.0).backward(cn)
+    tf.sum(x * 5.0).backward()
+    np.testing.assert_array_equal(cn, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(np.asarray(x.grad), [6.0, 6.0, 6.0])
+    x.zero_grad_()
+    (x + 2.0).backward(tf.asarray(cn))
+    tf.sum(x * 5.0).backward()
+    np.testing.assert_array_equal(cn, [1.0, 1.0, 1.0])

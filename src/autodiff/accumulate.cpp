@@ -72,8 +72,12 @@ Tensor accumulate(const Tensor& a, const Tensor& b) { return bind1(AccumulatePri
 bool accumulates_in_place(const Tensor& acc, const Tensor& v) noexcept {
   // Small tensors only: large sums go through the backend (parallel loops); rank <= 6 keeps the
   // strided walk free of allocation (noexcept).
+  // Only into memory the library allocated: a storage wrapping a NumPy array or a DLPack
+  // capsule can be held by its owner outside any count (a cotangent passed as a NumPy array
+  // would be overwritten by the next accumulation).
   if (acc.aux() || v.aux() || !acc.has_storage() || !v.has_storage() ||
-      acc.numel() > (std::int64_t{1} << 15) || v.rank() > 6 || !acc.is_contiguous())
+      !acc.storage()->library_owned || acc.numel() > (std::int64_t{1} << 15) || v.rank() > 6 ||
+      !acc.is_contiguous())
     return false;
   // Note [Twin cotangents]: v may be acc itself (a rule that gives two inputs one cotangent,
   // x * x or x + x): the same elements in the same order, held by these two handles only, so

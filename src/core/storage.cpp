@@ -56,6 +56,7 @@ Storage* heap_storage_for(std::size_t bytes, std::string_view op) {
     s->data = static_cast<char*>(block) + kSmallHeader;
     s->bytes = bytes;
     s->release = &release_small_heap;
+    s->library_owned = true;
     return s;
   }
   void* block = bytes <= SIZE_MAX - kSlack ? ::operator new(kSlack + bytes, std::nothrow) : nullptr;
@@ -66,6 +67,7 @@ Storage* heap_storage_for(std::size_t bytes, std::string_view op) {
   s->data = reinterpret_cast<void*>((data + kAlign - 1) & ~std::uintptr_t{kAlign - 1});
   s->bytes = bytes;
   s->release = &release_heap;
+  s->library_owned = true;
   return s;
 }
 }  // namespace detail

@@ -328,3 +328,28 @@ TEST(AutodiffTape, OneOperandPassedTwiceGetsBothCotangents) {
   EXPECT_EQ(w.grad().to_vector<double>(), (std::vector<double>{2, 2}));
   w.zero_grad_();
 }
+
+// In-place accumulation writes only into storage the library allocated: a cotangent wrapping
+// the caller's own memory (a NumPy array, a DLPack capsule, a Storage of their own) became a
+// leaf's grad as is, and the next backward added into it, overwriting the caller's buffer once
+// the wrapping tensor was gone (its count said "only the grad holds it").
+TEST(AutodiffTape, AccumulationNeverWritesIntoMemoryTheLibraryDidNotAllocate) {
+  static double buffer[3] = {1, 1, 1};
+  auto wrap = [] {  // a fresh header over the caller's buffer, which the header does not free
+    auto* s = new Storage;
+    s->data = buffer;
+    s->bytes = sizeof(buffer);
+    s->release = [](Storage* st) noexcept { delete st; };
+    return Tensor(StoragePtr(s), {3}, {1}, 0, DType::f64);
+  };
+  Tensor x = vec({1, 2, 3}).requires_grad_();
+  backward(tadd(x, vec({2, 2, 2})), wrap());  // the grad is the caller's buffer itself
+  backward(tsum(tmul(x, vec({5, 5, 5}))));
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{6, 6, 6}));
+  EXPECT_EQ(std::vector<double>(buffer, buffer + 3), (std::vector<double>{1, 1, 1}));
+  x.zero_grad_();
+  backward(tadd(x, x), wrap());  // twice the caller's buffer: a sum, out of place
+  backward(tadd(x, vec({2, 2, 2})), wrap());
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{3, 3, 3}));
+  EXPECT_EQ(std::vector<double>(buffer, buffer + 3), (std::vector<double>{1, 1, 1}));
+}
