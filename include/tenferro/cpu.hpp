@@ -273,7 +273,10 @@ class CpuBackend {
   /// borrow of the engine -- and returns f's value unchanged (any value category). Blocks until
   /// the permit is granted. f runs on this backend's executor with this backend as the current
   /// backend of the thread (eager ops in f run here, as under a BackendGuard); oneTBB work that f
-  /// starts stays on the backend's executor (at budget 1: on the calling thread). Entry is
+  /// starts stays on the backend's executor (at budget 1: on the calling thread; for an external
+  /// backend that is the caller's arena, whose workers are not guarded: a task of f entering an
+  /// overlapping backend from one of them waits for this session forever, docs/execution-scope.md,
+  /// "oneTBB work inside the callback"). Entry is
   /// infallible: a session inside a session on this thread, a session through another witness
   /// inside a scope, or entry from a worker helping an active operation/scope throws
   /// ContractViolation (nothing was entered; everything stays usable). Error{RuntimeState}: the

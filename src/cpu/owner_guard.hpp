@@ -24,7 +24,10 @@
 // What the guard cannot see: a callback that enters *another* arena (my_arena.execute) or starts
 // a plain thread and waits for it while that work enters an overlapping backend. Those wait on
 // the arbiter; CpuBackendOptions::admission_timeout turns such a wait into an error naming the
-// holder (docs/execution-scope.md, "Helper threads").
+// holder (docs/execution-scope.md, "Helper threads"). Nor a session callback on an external
+// backend: it runs in the caller's arena, whose workers are untagged because they also run the
+// caller's independent tasks (which must wait, not be rejected; the two are indistinguishable at
+// the worker), so a task of that callback entering an overlapping backend waits forever.
 // Independent tasks -- a user's tbb::parallel_for running ops outside any admission -- are not
 // rejected: they queue on the arbiter like plain threads, and the holder they wait for is an
 // admission that does not wait for them.
