@@ -116,7 +116,18 @@ class SmallVector {
     std::destroy(ptr_, ptr_ + size_);
     size_ = 0;
   }
-  void resize(std::size_t n, const T& v = T()) {
+  /// New elements value-initialised in place (no temporary to copy from).
+  void resize(std::size_t n) {
+    if (n < size_) {
+      std::destroy(ptr_ + n, ptr_ + size_);
+      size_ = n;
+      return;
+    }
+    reserve(n);
+    std::uninitialized_value_construct(ptr_ + size_, ptr_ + n);
+    size_ = n;
+  }
+  void resize(std::size_t n, const T& v) {
     if (n < size_) {
       std::destroy(ptr_ + n, ptr_ + size_);
       size_ = n;

@@ -61,9 +61,9 @@ void collect(std::span<TensorAux* const> roots, NodeList& nodes, const char* api
   }
 }
 
-// `ct` by value: a rule's result is moved in, so the slot may own it alone (Note [Accumulating
+// `ct` an rvalue: a rule's result is moved in, so the slot may own it alone (Note [Accumulating
 // in place] in tape.hpp).
-void send(TensorAux* a, Tensor ct, LeafList& leaves) {
+void send(TensorAux* a, Tensor&& ct, LeafList& leaves) {
   if (a->grad_fn) {
     accumulate_into(tape_node(a)->cotangents[static_cast<std::size_t>(a->output_index)],
                     std::move(ct));
@@ -147,7 +147,7 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
   };
 
   for (std::size_t r = 0; r < roots.size(); ++r)
-    if (cotangents[r].defined() && inside(roots[r])) send(roots[r], cotangents[r], leaves);
+    if (cotangents[r].defined() && inside(roots[r])) send(roots[r], Tensor(cotangents[r]), leaves);
 
   SmallVector<bool, 4> needs;
   TensorList in_ct, restored_in, restored_out;

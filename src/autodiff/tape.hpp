@@ -156,14 +156,18 @@ Tensor unit_seed(const Tensor& out, const char* api);
 /// a + b, bit for bit. accumulates_in_place() refuses whenever anyone else could observe the
 /// write (a shared storage, a view of a saved tensor, the caller's cotangent) or a level or
 /// trace must see the add (either tensor carries aux), and then the add is bound as before.
-/// Pass v as an rvalue where the caller is done with it, so that slot can become its only owner.
-inline void accumulate_into(Tensor& slot, Tensor v) {
-  if (!slot.defined())
+/// v is an rvalue the caller is done with, so that slot can become its only owner; it is left
+/// empty either way (its reference must not keep a later in-place accumulation from happening).
+inline void accumulate_into(Tensor& slot, Tensor&& v) {
+  if (!slot.defined()) {
     slot = std::move(v);
-  else if (accumulates_in_place(slot, v))
+    return;
+  }
+  if (accumulates_in_place(slot, v))
     accumulate_in_place(slot, v);
   else
     slot = accumulate(slot, v);
+  v = Tensor();
 }
 
 /// The RuntimeState error for a node whose saved_are_current() is false, naming the stale
