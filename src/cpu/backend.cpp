@@ -181,12 +181,14 @@ void CpuBackend::set_buffer_pool_limit(std::size_t bytes) const {
 
 void CpuBackend::clear_caches() const {
   detail::check_fork_generation(*state_, "clear_caches");
+  // This thread must not hold the engine borrow it is about to take: inside an operation body
+  // (library code, whichever engine), or inside a session of this witness. Another backend's
+  // session borrows another engine, which waits for nothing here.
   const detail::ThreadAdmission& t = detail::tls_admission;
-  if (t.in_operation || t.session != nullptr)
-    throw Error(
-        ErrorKind::RuntimeState,
-        "CpuBackend::clear_caches: called from inside an operation or session; expected a call "
-        "outside any admission (the caches are borrowed there)");
+  if (t.in_operation || (t.session != nullptr && t.session_identity == state_->id))
+    throw Error(ErrorKind::RuntimeState,
+                "CpuBackend::clear_caches: called from inside an operation or a session of this "
+                "backend; expected a call outside them (the caches are borrowed there)");
   std::lock_guard borrow(state_->engine->borrow_mutex());
   state_->engine->caches().clear_all();
 }

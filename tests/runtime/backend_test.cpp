@@ -379,6 +379,23 @@ TEST(CpuBackend, ClearCachesIsRejectedInsideAnOperation) {
   b.clear_caches();
 }
 
+// clear_caches is rejected inside a session of ITS backend (the session borrows that engine), as
+// cpu.hpp says; inside another backend's session -- also one on a scope's loan -- it clears (it
+// threw RuntimeState there, though that engine is not borrowed by this thread).
+TEST(CpuBackend, ClearCachesInsideAnotherBackendsSessionClears) {
+  CpuBackend b = make(1), other = make(1);
+  auto check = [&](Session&) {
+    EXPECT_EQ(error_kind_of([&] { b.clear_caches(); }), ErrorKind::RuntimeState);
+    EXPECT_NO_THROW(other.clear_caches());
+  };
+  b.with_session(check);
+  b.with_execution_scope([&] {
+    EXPECT_NO_THROW(other.clear_caches());
+    EXPECT_NO_THROW(b.clear_caches());  // a scope borrows nothing between its ops
+    b.with_session(check);              // a session on the scope's loan
+  });
+}
+
 // The current backend is the innermost LIVE guard (eager.hpp), also when guards end out of order:
 // a std::optional<BackendGuard> reset early, Python's use_backend exited out of order, or a guard
 // made inside a scope or session callback that outlives the callback. Each guard restored the
