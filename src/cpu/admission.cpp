@@ -81,10 +81,11 @@ void run_operation_impl(const BackendState& st, FunctionRef<void(ExecContext&)> 
         "to be called one after another, not from inside another operation");
   if (t.session != nullptr) {  // one admission for the whole session: reuse it
     if (t.session_identity != st.id)
-      throw Error(
-          ErrorKind::RuntimeState,
-          "run_operation: the operation's backend is not the witness of the session active on this "
-          "thread; expected a copy of the session's backend");
+      throw Error(ErrorKind::RuntimeState,
+                  "run_operation: the operation's backend (#" + std::to_string(st.id) +
+                      ") is not the witness of the session active on this thread (of backend #" +
+                      std::to_string(t.session_identity) +
+                      "); expected a copy of the session's backend");
     InOperation op;
     body(*t.session);
     return;

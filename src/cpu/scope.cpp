@@ -51,9 +51,10 @@ ScopeRecord* loan_record(const BackendState& st, EntryKind entry, const char* op
   ScopeRecord& r = *tls_scope_record;
   if (r.operation_active) return nullptr;
   if (!r.lends_to(st))
-    reject_entry(entry, std::string(op) +
-                            ": the backend does not match the active execution scope; expected a "
-                            "copy of the scope's backend witness");
+    reject_entry(entry, std::string(op) + ": the backend (#" + std::to_string(st.id) +
+                            ") does not match the active execution scope (of backend #" +
+                            std::to_string(r.identity) +
+                            "); expected a copy of the scope's backend witness");
   return &r;
 }
 

@@ -379,6 +379,28 @@ TEST(CpuBackend, ClearCachesIsRejectedInsideAnOperation) {
   b.clear_caches();
 }
 
+// An op through another witness inside a scope or session names both backends.
+TEST(CpuBackend, WrongWitnessErrorsNameBothBackends) {
+  CpuBackend b = make(1), other = make(1);
+  const std::string mine = "#" + std::to_string(b.identity());
+  const std::string theirs = "#" + std::to_string(other.identity());
+  auto message = [&] {
+    try {
+      run_operation(other, [](ExecContext&) {});
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::RuntimeState);
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  const std::string in_scope = b.with_execution_scope(message);
+  EXPECT_NE(in_scope.find(mine), std::string::npos) << in_scope;
+  EXPECT_NE(in_scope.find(theirs), std::string::npos) << in_scope;
+  const std::string in_session = b.with_session([&](Session&) { return message(); });
+  EXPECT_NE(in_session.find(mine), std::string::npos) << in_session;
+  EXPECT_NE(in_session.find(theirs), std::string::npos) << in_session;
+}
+
 // clear_caches is rejected inside a session of ITS backend (the session borrows that engine), as
 // cpu.hpp says; inside another backend's session -- also one on a scope's loan -- it clears (it
 // threw RuntimeState there, though that engine is not borrowed by this thread).
