@@ -1,6 +1,7 @@
 // where, cast/convert, operators, scalar-on-the-left forms and bad input for the elementwise ops.
 #include <gtest/gtest.h>
 
+#include "common/agreement.hpp"
 #include "common/elementwise_table.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/eager.hpp"
@@ -155,6 +156,34 @@ TEST(ElementwiseErrors, IntoChecksLeaveEverythingUntouched) {
   EXPECT_EQ(values_of(o), values_of(zeros({2, 3})));
   EXPECT_EQ(values_of(a), a0);
   EXPECT_EQ(values_of(b), b0);
+}
+
+}  // namespace
+}  // namespace tenferro::testing
+
+namespace tenferro::testing {
+namespace {
+
+// An operand that reads one element everywhere (a broadcast with every stride 0, as sum()'s
+// cotangent in backward) takes the scalar loop: the same values, bit for bit, as the
+// materialised operand, on either side, small and threaded.
+TEST(ElementwiseOps, ZeroStridedOperandMatchesItsMaterialisedCopy) {
+  for (DType dt : {DType::f32, DType::f64, DType::c128})
+    for (std::int64_t n : {3, 1000, 200000}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " n " + std::to_string(n));
+      const Tensor a = cast(randn({n}, 31), dt);
+      const Tensor one = cast(from_values({-1.75}, {1, 1}), dt);
+      const Tensor bc = reshape(broadcast_to(one, {n, 1}), {n});  // shape [n], stride 0
+      ASSERT_EQ(bc.strides()[0], 0);
+      const Tensor dense = contiguous(bc);
+      for (auto op : {+[](const Tensor&x, const Tensor&y) { return x * y; },
+                      +[](const Tensor&x, const Tensor&y) { return x + y; },
+                      +[](const Tensor&x, const Tensor&y) { return x - y; },
+                      +[](const Tensor&x, const Tensor&y) { return x / y; }}) {
+        EXPECT_TRUE(same_bits(op(a, bc), op(a, dense)));
+        EXPECT_TRUE(same_bits(op(bc, a), op(dense, a)));
+      }
+    }
 }
 
 }  // namespace

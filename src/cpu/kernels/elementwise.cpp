@@ -11,6 +11,14 @@ bool dense_as(const AnyView& v, std::span<const std::int64_t> shape) {
          is_row_major(v.shape, v.strides);
 }
 
+// One element read everywhere: a single element, or a broadcast of one (every dimension longer
+// than 1 has stride 0, as sum()'s cotangent in backward, Note [Zero-strided twin]).
+bool one_element(const AnyView& v) {
+  for (std::size_t d = 0; d < v.shape.size(); ++d)
+    if (v.shape[d] != 1 && v.strides[d] != 0) return false;
+  return true;
+}
+
 /// Runs chunk(begin, end) over disjoint chunks of [0, n): on the operation's workers when the
 /// work n * cost is large enough and the context allows it, else inline.
 template <class Chunk>
@@ -75,7 +83,7 @@ MapPlan<3> plan_map2(const AnyView& out, const AnyView& a, const AnyView& b) {
   if (dense_as(out, out.shape)) {
     const bool da = dense_as(a, out.shape), db = dense_as(b, out.shape);
     // One broadcast element: the scalar paths.
-    const bool sa = !da && dims_numel(a.shape) == 1, sb = !db && dims_numel(b.shape) == 1;
+    const bool sa = !da && one_element(a), sb = !db && one_element(b);
     if (da && db) plan.path = MapPath::dense;
     if (da && sb) plan.path = MapPath::scalar_right;
     if (db && sa) plan.path = MapPath::scalar_left;
