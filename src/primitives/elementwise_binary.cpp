@@ -1,11 +1,13 @@
 // Binary arithmetic primitives: add, sub, mul, div, maximum, minimum, pow, floor_divide and
 // remainder (comparisons and logical ops: elementwise_compare.cpp). One block per op: element
 // function + partials (elementwise_common.hpp explains the rule kinds).
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <utility>
 
 #include "cpu/kernels/elementwise_math.hpp"
+#include "primitives/complex_arith.hpp"
 #include "primitives/elementwise_common.hpp"
 
 namespace tenferro {
@@ -50,7 +52,7 @@ struct MulOp : BinaryDefaults {
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
-    return kernels::mul_of(a, b);
+    return mul_of(a, b);  // complex_arith.hpp, Note [Complex products near overflow]
   }
   static Partial da(const Tensor&, const Tensor& b, const Tensor&) { return b; }
   static Partial db(const Tensor& a, const Tensor&, const Tensor&) { return a; }
@@ -62,7 +64,7 @@ struct DivOp : BinaryDefaults {
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
-    return a / b;
+    return div_of(a, b);  // complex_arith.hpp, Note [Complex division near overflow]
   }
   static Partial da(const Tensor&, const Tensor& b, const Tensor&) { return 1.0 / b; }
   static Partial db(const Tensor&, const Tensor& b, const Tensor& y) { return -(y / b); }
@@ -139,14 +141,14 @@ struct PowOp : BinaryDefaults {
     bool have = false;
     for (;;) {
       if (m & 1u) {
-        result = have ? result * p : p;
+        result = have ? mul_of(result, p) : p;
         have = true;
       }
       m >>= 1;
       if (m == 0) break;
-      p = p * p;
+      p = mul_of(p, p);
     }
-    return n < 0 ? T(1) / result : result;
+    return n < 0 ? div_of(T(1), result) : result;  // complex_arith.hpp
   }
   // b a^(b-1) and a^b log(a), except where those give 0 * inf = NaN at a = 0 while a^b is
   // locally constant (PyTorch's masks): d/da is 0 at a = 0, b = 0 (a^0 = 1), d/db is 0 where

@@ -440,6 +440,75 @@ TEST(ArrayApiElementwise, ComplexIntegerPowersAreExactProducts) {
   }
 }
 
+// Complex division of finite values whose quotient has one part beyond the range: libgcc's
+// __divdc3 gave NaN or inf for the other part ((1 + 1j) / 5e-324j was NaN + NaN j;
+// 1e154j / 1e-300j was inf + NaN j), Note [Complex division near overflow].
+TEST(ArrayApiElementwise, ComplexDivisionWithAnOverflowingPartKeepsTheOther) {
+  struct Case {
+    c128 a, b, want;  // want: the exact quotient rounded (inf where it overflows)
+  };
+  for (const Case& k :
+       {Case{c128(1, 1), c128(0, 5e-324), c128(kInf, -kInf)},
+        Case{c128(0, 1e154), c128(0, 1e-300), c128(kInf, 0)},
+        Case{c128(-0.0, -1.5546556248167866e+253), c128(-3.963171320764624e-279, 0), c128(0, kInf)},
+        Case{c128(1.0584323195056214e-118, 2.8369358894209855e+307),
+             c128(9.96372421882341e-129, 1.3776650987955333e-23),
+             c128(kInf, 1.4893058906579893e+225)},
+        Case{c128(1e-10, 1e300), c128(1e-300, 1e-10), c128(kInf, 1e20)}}) {
+    for (const Tensor& q : {from_vector<c128>({k.a}, {1}) / from_vector<c128>({k.b}, {1}),
+                            div(from_vector<c128>({k.a}, {1}), Scalar(k.b))}) {
+      const c128 got = q.to_vector<c128>()[0];
+      for (const auto& [g, w] :
+           {std::pair{got.real(), k.want.real()}, std::pair{got.imag(), k.want.imag()}}) {
+        if (std::isinf(w))
+          EXPECT_EQ(g, w) << k.a << " / " << k.b << " = " << got;
+        else
+          EXPECT_NEAR(g, w, 4e-16 * std::abs(w)) << k.a << " / " << k.b << " = " << got;
+      }
+    }
+  }
+  // c64 as well (__divsc3 has the same fallback), and ordinary quotients keep std::complex's bits.
+  const c128 f = cast(cast(from_vector<c128>({c128(1, 1)}, {1}), DType::c64) /
+                          cast(from_vector<c128>({c128(0, 1e-45)}, {1}), DType::c64),
+                      DType::c128)
+                     .to_vector<c128>()[0];
+  EXPECT_EQ(f, c128(kInf, -kInf));
+  const Tensor ta = from_vector<c128>({c128(0.3, -1.7)}, {1});
+  const Tensor tb = from_vector<c128>({c128(2.5, 0.9)}, {1});
+  const c128 a = ta.to_vector<c128>()[0],
+             b = tb.to_vector<c128>()[0];  // run time: libgcc's division
+  EXPECT_EQ((ta / tb).to_vector<c128>()[0], a / b);
+}
+
+// Complex products of finite values with a part beyond the range: the textbook formula gave
+// inf - inf = NaN for the other part ((1e200 + 1e200j) ** 2 was NaN + inf j, exactly 0 + 2e400 j),
+// Note [Complex products near overflow]; mul and square.
+TEST(ArrayApiElementwise, ComplexProductsNearOverflowHaveNoNaN) {
+  struct Case {
+    DType d;
+    c128 a, b, want;
+  };
+  for (const Case& k : {Case{DType::c128, c128(1e200, 1e200), c128(1e200, 1e200), c128(0, kInf)},
+                        Case{DType::c128, c128(1e200, 1e199), c128(1e200, -1e199), c128(kInf, 0)},
+                        Case{DType::c128, c128(-1e300, 1e300), c128(1e10, 1e10), c128(-kInf, 0)},
+                        Case{DType::c64, c128(1e27, -2e26), c128(1e27, -2e26), c128(kInf, -kInf)},
+                        Case{DType::c64, c128(3e20, 3e20), c128(3e20, 3e20), c128(0, kInf)}}) {
+    const Tensor a = cast(from_vector<c128>({k.a}, {1}), k.d);
+    const Tensor b = cast(from_vector<c128>({k.b}, {1}), k.d);
+    std::vector<Tensor> results = {a * b, mul(a, Scalar(k.b))};
+    if (k.a == k.b) results.push_back(square(a));
+    for (const Tensor& r : results) {
+      const c128 got = cast(r, DType::c128).to_vector<c128>()[0];
+      EXPECT_EQ(got, k.want) << dtype_name(k.d) << " " << k.a << " * " << k.b << " = " << got;
+    }
+  }
+  const Tensor ta = from_vector<c128>({c128(0.3, -1.7)}, {1});
+  const Tensor tb = from_vector<c128>({c128(2.5, 0.9)}, {1});
+  const c128 a = ta.to_vector<c128>()[0],
+             b = tb.to_vector<c128>()[0];  // run time: libgcc's product
+  EXPECT_EQ((ta * tb).to_vector<c128>()[0], a * b);
+}
+
 TEST(ArrayApiElementwise, TruncRoundsTowardZeroKeepingSignedZerosAndNonFinites) {
   const std::vector<double> v = {2.7, -2.7, 0.5, -0.5, 0.0, -0.0, kInf, -kInf, kNan, 1e300, 3.0};
   const Tensor x = from_vector<double>(v, {static_cast<i64>(v.size())});
