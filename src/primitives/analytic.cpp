@@ -99,6 +99,17 @@ struct Expm1Op : AnalyticDefaults {
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
+    // Note [Complex expm1 near overflow]: kernels::expm1_of's accurate-near-zero formula
+    // multiplies e^x by cos y and sin y, so where e^x alone overflows (x > 709.78 in c128, 88.72 in
+    // c64) a part that std::exp keeps finite became inf or NaN: expm1(800 + 0j) was inf + NaN j
+    // (inf * sin 0), expm1(709.9 - 3.1j) -inf - inf j (exp's imaginary part is -8.4e306). There
+    // exp(z) - 1 is as accurate (|e^z| is huge) and std::exp scales before multiplying.
+    if constexpr (is_complex_v<T>) {
+      if (std::isfinite(x.imag()) && std::isinf(std::exp(x.real())) && x.real() > 0) {
+        const T e = std::exp(x);
+        return T(e.real() - 1, e.imag());
+      }
+    }
     return kernels::expm1_of(x);
   }
   static Partial da(const Tensor&, const Tensor& y) { return y + 1.0; }

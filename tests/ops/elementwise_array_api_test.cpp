@@ -509,6 +509,27 @@ TEST(ArrayApiElementwise, ComplexProductsNearOverflowHaveNoNaN) {
   EXPECT_EQ((ta * tb).to_vector<c128>()[0], a * b);
 }
 
+// Complex expm1 where e^x overflows but exp(z) has a finite part: expm1(800 + 0j) was inf + NaN j,
+// expm1(709.9 - 3.1j) -inf - inf j, c64 expm1(89.5 + 3j) -inf + inf j; it is exp(z) - 1 there
+// (Note [Complex expm1 near overflow]).
+TEST(ArrayApiElementwise, ComplexExpm1WhereExpOfTheRealPartOverflows) {
+  for (DType d : {DType::c128, DType::c64}) {
+    const std::vector<c128> zs = {c128(800, 0),     c128(800, -0.0), c128(709.9, -3.1),
+                                  c128(710.3, 3.1), c128(89.5, 3),   c128(1e30, 1)};
+    const Tensor z = cast(from_vector<c128>(zs, {static_cast<i64>(zs.size())}), d);
+    const std::vector<c128> got = cast(expm1(z), DType::c128).to_vector<c128>();
+    const std::vector<c128> e = cast(exp(z), DType::c128).to_vector<c128>();
+    for (std::size_t i = 0; i < zs.size(); ++i) {
+      EXPECT_EQ(got[i].real(), e[i].real() - 1)
+          << dtype_name(d) << " expm1" << zs[i] << " = " << got[i];
+      EXPECT_EQ(got[i].imag(), e[i].imag())
+          << dtype_name(d) << " expm1" << zs[i] << " = " << got[i];
+      EXPECT_EQ(std::signbit(got[i].imag()), std::signbit(e[i].imag()))
+          << dtype_name(d) << " expm1" << zs[i];
+    }
+  }
+}
+
 TEST(ArrayApiElementwise, TruncRoundsTowardZeroKeepingSignedZerosAndNonFinites) {
   const std::vector<double> v = {2.7, -2.7, 0.5, -0.5, 0.0, -0.0, kInf, -kInf, kNan, 1e300, 3.0};
   const Tensor x = from_vector<double>(v, {static_cast<i64>(v.size())});
