@@ -103,6 +103,12 @@ void zero_grad(const Tensor& x);
 Tensor detach(const Tensor& x);
 /// True for tensors not produced by a recorded op (user-created tensors and requires_grad leaves).
 bool is_leaf(const Tensor& x) noexcept;
+/// True when the `_into` ops may read or write x now: x carries no autodiff or trace state, or
+/// grad mode is off (NoGradGuard) and its only state is reverse mode (it requires grad, or was
+/// recorded): a parameter update `w -= lr * w.grad()` under NoGradGuard, as in PyTorch. A graph
+/// that saved x then finds the write by its version (RuntimeState in backward). A tangent or a
+/// trace state always refuses: they must see every op.
+bool writable_in_place(const Tensor& x) noexcept;
 
 // ---- Functional API ----
 

@@ -639,7 +639,9 @@ using IntoTT = void (*)(Tensor&, const Tensor&, const Tensor&);
 using IntoTS = void (*)(Tensor&, const Tensor&, Scalar);
 py::object inplace(py::object self_obj, py::handle other, const Binary& op, IntoTT tt, IntoTS ts) {
   Tensor& self = self_obj.cast<Tensor&>();
-  if (self.requires_grad() || !self.has_storage() || self.aux())
+  // Under no_grad a tensor that only requires grad is written in place (a parameter update);
+  // otherwise autodiff/trace state makes the operator compute out of place and rebind the name.
+  if (!self.has_storage() || !writable_in_place(self))
     return py::cast(apply_binary(op, self_obj, other));
   // A Python int takes self's dtype (NEP 50): out of its range OverflowError where the op
   // computes in it; exactly, as a 0-d tensor of self's dtype, where a double would round it.

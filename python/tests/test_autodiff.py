@@ -219,3 +219,28 @@ def test_backward_never_writes_into_a_numpy_cotangent():
     (x + 2.0).backward(tf.asarray(cn))
     tf.sum(x * 5.0).backward()
     np.testing.assert_array_equal(cn, [1.0, 1.0, 1.0])
+
+
+def test_no_grad_parameter_update_is_in_place():
+    # `with no_grad: w -= lr * w.grad` computed out of place and rebound w to a tensor without
+    # requires_grad, so the next backward raised (found by the derivative hunt). It writes in
+    # place now; the leaf stays a leaf.
+    w = tf.asarray(np.array([1.0, 2.0, 3.0])).requires_grad_()
+    w0 = w
+    tf.sum(w * w).backward()
+    with tf.no_grad():
+        w -= 0.1 * w.grad
+    assert w is w0 and w.requires_grad
+    np.testing.assert_allclose(np.asarray(tf.detach(w)), [0.8, 1.6, 2.4])
+    w.zero_grad_()
+    tf.sum(w * w).backward()
+    np.testing.assert_allclose(np.asarray(w.grad), [1.6, 3.2, 4.8])
+    loss = tf.sum(w * w)
+    with tf.no_grad():
+        w *= 2.0
+    with pytest.raises(tf.RuntimeStateError, match="mul_into"):
+        loss.backward()
+    v = w * 1.0  # grad mode on: computed out of place, the name rebound
+    v0 = v
+    v += 1.0
+    assert v is not v0 and v.requires_grad

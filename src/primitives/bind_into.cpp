@@ -3,7 +3,9 @@
 // Note [Writing into an existing tensor]: every check happens before any byte of `out` is
 // written, so an error leaves `out` unchanged. The checks:
 //   - operands are defined and concrete, and carry no autodiff/trace state: an in-place write is
-//     not something the tape or the tracer can record (Unsupported);
+//     not something the tape or the tracer can record (Unsupported); under NoGradGuard a tensor
+//     that only requires grad is allowed (nothing records then; the version counter guards the
+//     graphs that saved it);
 //   - `out` has exactly the inferred shape and dtype (no broadcasting or conversion of `out`);
 //   - `out` has no two elements at one address (a broadcast view cannot be written);
 //   - `out` shares bytes with an input only when it is exactly the same view (storage, offset,
@@ -21,12 +23,30 @@
 #include "core/strided.hpp"
 #include "core/tensor_aux.hpp"
 #include "primitives/primitive.hpp"
+#include "tenferro/autodiff.hpp"
 #include "tenferro/eager.hpp"
+
+namespace tenferro {
+
+bool writable_in_place(const Tensor& t) noexcept {
+  const detail::TensorAux* a = t.aux().get();
+  if (!a || a->empty()) return true;
+  if (is_grad_enabled()) return false;
+  for (; a; a = a->inner.get())
+    if (a->kind == detail::AuxKind::forward || a->trace) return false;
+  return true;
+}
+
+}  // namespace tenferro
 
 namespace tenferro::detail {
 namespace {
 
-bool carries_state(const Tensor& t) { return t.aux() && !t.aux()->empty(); }
+// State an in-place write would bypass. Under NoGradGuard reverse mode records nothing, so a
+// tensor that only requires grad (a leaf, a recorded result) may be read or written in place, as
+// a parameter update `with no_grad: w -= lr * w.grad` in PyTorch; a graph that saved it finds the
+// write by its version (Note [Version counter]). A tangent or a trace must see every op, always.
+bool carries_state(const Tensor& t) { return !writable_in_place(t); }
 
 // Views are compared by the addresses they span, not by storage identity: two storages can
 // share memory (a NumPy array wrapped without a copy and the tensor it was exported from, in the
@@ -83,11 +103,12 @@ void check_into(const Primitive& p, std::span<const Tensor> in, const Tensor& ou
     if (carries_state(t))
       fail(ErrorKind::Unsupported,
            "an input requires grad, carries a tangent or is traced; in-place writes are not "
-           "recorded, use the allocating op");
+           "recorded, use the allocating op (under NoGradGuard a tensor that only requires grad "
+           "may be read and written)");
   if (carries_state(out))
     fail(ErrorKind::Unsupported,
          "the output requires grad, carries a tangent or is traced; in-place writes are not "
-         "recorded");
+         "recorded (under NoGradGuard a tensor that only requires grad may be written)");
   if (!out.has_storage()) fail(ErrorKind::InvalidArgument, "the output has no storage");
   for (const Tensor& t : in)
     if (!t.has_storage()) fail(ErrorKind::InvalidArgument, "an input has no storage");

@@ -353,3 +353,42 @@ TEST(AutodiffTape, AccumulationNeverWritesIntoMemoryTheLibraryDidNotAllocate) {
   EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{3, 3, 3}));
   EXPECT_EQ(std::vector<double>(buffer, buffer + 3), (std::vector<double>{1, 1, 1}));
 }
+
+// A parameter update under NoGradGuard writes the leaf in place (PyTorch's `with no_grad: w -=
+// lr * w.grad`): the leaf stays a leaf, its next backward works, and a graph that saved it
+// before the write refuses by its version. With grad mode on, or for a tangent, still refused.
+TEST(AutodiffTape, NoGradGuardAllowsInPlaceParameterUpdates) {
+  Tensor w = vec({1, 2, 3}).requires_grad_();
+  EXPECT_FALSE(writable_in_place(w));
+  backward(tsum(tmul(w, w)));
+  {
+    NoGradGuard ng;
+    EXPECT_TRUE(writable_in_place(w));
+    sub_into(w, w, tmul(w.grad(), vec({0.1, 0.1, 0.1})));
+  }
+  EXPECT_TRUE(w.requires_grad());
+  EXPECT_TRUE(is_leaf(w));
+  expect_values(detach(w), {0.8, 1.6, 2.4}, 1e-15);
+  w.zero_grad_();
+  backward(tsum(tmul(w, w)));
+  expect_values(w.grad(), {1.6, 3.2, 4.8}, 1e-15);
+  // A graph that saved w before the write refuses to differentiate through it.
+  const Tensor loss = tsum(tmul(w, w));
+  {
+    NoGradGuard ng;
+    mul_into(w, w, 2.0);
+  }
+  expect_error(ErrorKind::RuntimeState, [&] { backward(loss); }, {"mul_into"});
+  // Grad mode on: Unsupported, nothing written.
+  expect_error(ErrorKind::Unsupported, [&] { mul_into(w, w, 2.0); }, {"mul_into", "NoGradGuard"});
+  expect_values(detach(w), {1.6, 3.2, 4.8}, 1e-15);
+  // A tangent must see every op, NoGradGuard or not.
+  (void)jvp(ScalarFn([](std::span<const Tensor> in) {
+              Tensor x = in[0];
+              NoGradGuard ng;
+              EXPECT_FALSE(writable_in_place(x));
+              expect_error(ErrorKind::Unsupported, [&] { mul_into(x, x, 2.0); }, {"tangent"});
+              return tsum(x);
+            }),
+            {vec({1, 2})}, {vec({1, 1})});
+}

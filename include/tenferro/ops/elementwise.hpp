@@ -267,7 +267,9 @@ Tensor convert(const Tensor& x, DType dtype);
 // and may share memory with an input only when it is exactly the same view (same storage,
 // offset, shape, strides and dtype): `add_into(x, x, y)` is fine, writing into a shifted or
 // transposed view of an input is InvalidArgument. Operands that require grad, carry a tangent or
-// are traced: Unsupported (these ops are not recorded). On any error `out` is unchanged.
+// are traced: Unsupported (these ops are not recorded), except that under NoGradGuard a tensor
+// whose only state is reverse mode may be read and written (a parameter update; see
+// writable_in_place in tenferro/autodiff.hpp). On any error `out` is unchanged.
 
 void add_into(Tensor& out, const Tensor& a, const Tensor& b);
 void add_into(Tensor& out, const Tensor& a, Scalar b);
