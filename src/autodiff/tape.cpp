@@ -149,13 +149,20 @@ std::shared_ptr<TensorAux> new_aux() {
   return std::allocate_shared<TensorAux>(PoolAllocator<TensorAux>{});
 }
 
+namespace {
+// `a` as a layer of `level`'s transform on top of `inner` (trace state copied).
+void init_layer(TensorAux& a, const TensorAux& level, std::shared_ptr<TensorAux> inner) {
+  a.kind = level.kind;
+  a.depth = level.depth;
+  a.level = level.level;
+  a.copy_trace(inner.get());
+  a.inner = std::move(inner);
+}
+}  // namespace
+
 std::shared_ptr<TensorAux> new_layer(const TensorAux& level, std::shared_ptr<TensorAux> inner) {
   auto a = new_aux();
-  a->kind = level.kind;
-  a->depth = level.depth;
-  a->level = level.level;
-  a->copy_trace(inner.get());
-  a->inner = std::move(inner);
+  init_layer(*a, level, std::move(inner));
   return a;
 }
 
@@ -194,11 +201,7 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const Tens
     if (k < TapeNode::kInlineLayers) {          // Note [Layers inside the node]
       TensorAux* a = new (node->layer_buf[k]) TensorAux();
       node->inline_layers |= static_cast<std::uint8_t>(1u << k);
-      a->kind = level.kind;
-      a->depth = level.depth;
-      a->level = level.level;
-      a->copy_trace(out[k].aux().get());
-      a->inner = out[k].aux();
+      init_layer(*a, level, out[k].aux());
       a->grad_fn = std::shared_ptr<GradFnBase>(std::shared_ptr<GradFnBase>(), node.get());
       a->output_index = static_cast<int>(k);
       out[k].set_aux(std::shared_ptr<TensorAux>(node, a));

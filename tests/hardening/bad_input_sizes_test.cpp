@@ -12,16 +12,9 @@
 #include <vector>
 
 #include "common/expect_error.hpp"
+#include "common/sanitizers.hpp"
 #include "core/alloc.hpp"
 #include "tenferro/tenferro.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define TENFERRO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TENFERRO_TEST_ASAN 1
-#endif
-#endif
 
 using namespace tenferro;
 using tenferro::testing::expect_error;

@@ -7,17 +7,10 @@
 #include <string>
 #include <thread>
 
+#include "common/sanitizers.hpp"
 #include "cpu/admission.hpp"
 #include "cpu/bounded_cache.hpp"
 #include "tenferro/error.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define TENFERRO_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TENFERRO_TEST_ASAN 1
-#endif
-#endif
 
 using namespace tenferro;
 using detail::BufferPool;
