@@ -150,7 +150,7 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
     if (cotangents[r].defined() && inside(roots[r])) send(roots[r], Tensor(cotangents[r]), leaves);
 
   SmallVector<bool, 4> needs;
-  TensorList in_ct, restored_in, restored_out;
+  TensorList in_ct;
   for (TapeNode* n : nodes) {
     bool any = false;
     for (const Tensor& c : n->cotangents) any |= c.defined();
@@ -160,6 +160,7 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
     in_ct.clear();
     in_ct.resize(n->inputs.size());
     if (pass.create_graph) {
+      TensorList restored_in, restored_out;
       restore_layers(*n, restored_in, restored_out);
       n->primitive().vjp(restored_in, restored_out, n->cotangents, needs, in_ct);
     } else {

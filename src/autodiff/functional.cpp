@@ -34,12 +34,23 @@ void check_defined(std::span<const Tensor> ts, const char* api, const char* what
 // above the deepest transform running on this thread. `proto` is a layer that names the level
 // (kind, depth, AdLevel); the level goes inert when the scope ends, so a tensor that escapes the
 // function keeps values but no derivative at this level.
+//
+// A level nobody else refers to when its scope ends (no escaped tensor, no Pullback) is kept as
+// this thread's spare and revived by the next scope: a grad call in a training loop allocates no
+// level. Reviving it is safe because nothing can tell the two levels apart: a layer names its
+// level by pointer, and no layer of the old one exists (use_count() == 1: copies are only made
+// from a reference someone holds).
 thread_local std::uint32_t t_depth = 0;
+thread_local std::shared_ptr<detail::AdLevel> t_spare_level;
 
 class LevelScope {
  public:
   LevelScope(detail::AuxKind kind, const char* transform) {
-    auto level = std::allocate_shared<detail::AdLevel>(detail::PoolAllocator<detail::AdLevel>{});
+    std::shared_ptr<detail::AdLevel> level = std::move(t_spare_level);
+    if (level)
+      level->live.store(true, std::memory_order_relaxed);
+    else
+      level = std::allocate_shared<detail::AdLevel>(detail::PoolAllocator<detail::AdLevel>{});
     level->depth = ++t_depth;
     level->transform = transform;
     proto_.kind = kind;
@@ -49,6 +60,7 @@ class LevelScope {
   ~LevelScope() {
     proto_.level->live.store(false, std::memory_order_relaxed);
     --t_depth;
+    if (proto_.level.use_count() == 1 && !t_spare_level) t_spare_level = std::move(proto_.level);
   }
   LevelScope(const LevelScope&) = delete;
   LevelScope& operator=(const LevelScope&) = delete;
@@ -59,10 +71,12 @@ class LevelScope {
 };
 
 Leaves make_leaves(std::span<const Tensor> inputs, const char* api, const TensorAux& level) {
-  check_defined(inputs, api, "input");
   Leaves l;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& x = inputs[i];
+    if (!x.defined())
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string(api) + ": input " + std::to_string(i) + " is undefined");
     if (is_integral(x.dtype()))
       throw Error(ErrorKind::DTypeMismatch,
                   std::string(api) + ": input " + std::to_string(i) + " has dtype " +

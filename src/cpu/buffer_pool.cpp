@@ -23,11 +23,6 @@ void free_block(Storage* s) noexcept {
 }
 }  // namespace
 
-int BufferPool::class_of(std::size_t bytes) noexcept {
-  if (bytes <= kMinClassBytes) return 0;
-  return std::bit_width(bytes - 1) - 6;  // ceil(log2(bytes)) - log2(64)
-}
-
 std::size_t BufferPool::class_capacity(std::size_t bytes) noexcept {
   return kMinClassBytes << class_of(bytes);
 }

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -59,8 +60,11 @@ class BufferPool {
   explicit BufferPool(std::size_t limit) : limit_(limit) {}
   static void release_hook(Storage* s) noexcept;
   void give_back(Storage* s) noexcept;
-  void trim_to(std::size_t bytes) noexcept;  // mu_ held
-  static int class_of(std::size_t bytes) noexcept;
+  void trim_to(std::size_t bytes) noexcept;          // mu_ held
+  static int class_of(std::size_t bytes) noexcept {  // inline: twice per eager op
+    if (bytes <= kMinClassBytes) return 0;
+    return std::bit_width(bytes - 1) - 6;  // ceil(log2(bytes)) - log2(64)
+  }
 
   std::uint64_t fork_generation_ = 0;  // Note [Fork]: frees, never locks, in a later generation
   mutable SpinLock mu_;
