@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "core/strided.hpp"
+#include "cpu/kernels/simd.hpp"
 #include "primitives/reduce_rules.hpp"
 #include "primitives/rules.hpp"
 #include "tenferro/ops/elementwise.hpp"
@@ -115,23 +116,47 @@ void ReducePrim::execute(ExecContext& ctx, std::span<const Tensor> in,
 namespace {
 // The reduction's layout for one input layout, kept by the eager cache (Note [Prepared
 // elementwise]): a cached call skips resolving the axes and collapsing the dimensions.
+//
+// Note [One-block sums]: the full sum of a contiguous f32/f64 run of at most one block (a loss,
+// the AD step's sum) is one call of the block loop: the call the general kernel ends in for that
+// layout (reduce_kernel -> run_inner -> reduce_run -> block_run -> sum_block), so the same bits,
+// without the dtype visit and the walk through the layout on every call.
 class PreparedReduce final : public PreparedKernel {
  public:
-  PreparedReduce(ReduceKind kind, ReduceLayout layout) : kind_(kind), layout_(std::move(layout)) {}
+  PreparedReduce(ReduceKind kind, ReduceLayout layout, DType dtype)
+      : kind_(kind), layout_(std::move(layout)) {
+    const bool one_run = layout_.kshape.empty() && layout_.rshape.size() == 1 &&
+                         layout_.rstrides[0] == 1 && layout_.rshape[0] > 0 &&
+                         layout_.rshape[0] <= kReduceBlock;
+    if (kind_ == ReduceKind::sum && one_run && (dtype == DType::f32 || dtype == DType::f64))
+      one_block_sum_ = layout_.rshape[0];
+  }
   void run(ExecContext& ctx, InputRefs in, std::span<Tensor> out) override {
+    if (one_block_sum_ != 0) {
+      const Tensor& x = *in[0];
+      if (x.dtype() == DType::f64)
+        *static_cast<double*>(out[0].data_ptr()) =
+            kernels::simd::sum_block(static_cast<const double*>(x.data_ptr()), one_block_sum_);
+      else
+        *static_cast<float*>(out[0].data_ptr()) =
+            kernels::simd::sum_block(static_cast<const float*>(x.data_ptr()), one_block_sum_);
+      return;
+    }
     reduce_kernel(ctx, kind_, *in[0], layout_, out[0]);
   }
 
  private:
   ReduceKind kind_;
   ReduceLayout layout_;
+  std::int64_t one_block_sum_ = 0;  // n: Note [One-block sums]
 };
 }  // namespace
 
 std::unique_ptr<PreparedKernel> ReducePrim::prepare(std::span<const Tensor> in,
                                                     std::span<const TensorSpec>) const {
   if (kernel_dtype(in[0].dtype()) != in[0].dtype()) return nullptr;  // converted: execute()
-  return std::make_unique<PreparedReduce>(kind_, reduce_layout(in[0], resolve(in[0]).mask));
+  return std::make_unique<PreparedReduce>(kind_, reduce_layout(in[0], resolve(in[0]).mask),
+                                          in[0].dtype());
 }
 
 namespace {

@@ -375,6 +375,39 @@ TEST(SimdOps, InnerSumsOfRowsMatchTheBlockSum) {
   }
 }
 
+// Note [One-block sums] (src/primitives/reduce.cpp): the cached full sum of a contiguous run of
+// at most one block calls the block loop directly; it must give the documented order's bits (the
+// general kernel's), for every size around the lane and block edges, at an unaligned offset too,
+// and leave other kinds and layouts to the general kernel.
+TEST(SimdOps, OneBlockFullSumsAreTheDocumentedOrder) {
+  using detail::kernels::simd::sum_reference;
+  for (DType dt : {DType::f32, DType::f64}) {
+    const Tensor base = randn({detail::kReduceBlock + 2}, 21, dt);
+    for (std::int64_t n : {1, 2, 3, 15, 16, 17, 31, 32, 33, 64, 1000, 4097}) {
+      for (std::int64_t off : {0, 1}) {
+        SCOPED_TRACE(std::string(dtype_name(dt)) + " n " + std::to_string(n) + " off " +
+                     std::to_string(off));
+        const Tensor x = slice(base, 0, off, off + n);
+        for (int call = 0; call < 2; ++call) {  // the miss, then the cached kernel
+          const Tensor s = sum(x), m = mean(x);
+          if (dt == DType::f64) {
+            const double want = sum_reference(x.data<double>(), n);
+            EXPECT_EQ(s.item<double>(), want);
+            EXPECT_EQ(m.item<double>(), want / static_cast<double>(n));
+          } else {
+            const float want = sum_reference(x.data<float>(), n);
+            EXPECT_EQ(s.item<float>(), want);
+            EXPECT_EQ(m.item<float>(), want / static_cast<float>(n));
+          }
+        }
+      }
+    }
+    // Above one block: the general kernel (blocks combined pairwise), same value as before.
+    const Tensor two_blocks = slice(base, 0, 0, detail::kReduceBlock + 1);
+    EXPECT_TRUE(allclose(sum(two_blocks), sum(cast(two_blocks, DType::f64)), 1e-5, 1e-3));
+  }
+}
+
 TEST(SimdOps, SlicedAddAndExpMatchScalar) {
   for (DType dt : {DType::f32, DType::f64}) {
     const Tensor a = randn({4097}, 7, dt), b = randn({4097}, 8, dt);

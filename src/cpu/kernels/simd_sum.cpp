@@ -110,8 +110,25 @@ namespace tenferro::detail::kernels::simd {
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
 
-float sum_block(const float* p, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(p, n); }
-double sum_block(const double* p, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(p, n); }
+namespace {
+// Fewer than one row of lanes: every target adds them in order from 0 (SumLanes::sum), so this
+// loop gives its bits without the dispatch (a small loss sum's whole cost otherwise).
+template <class T>
+T sum_in_order(const T* p, std::int64_t n) {
+  T r = T(0);
+  for (std::int64_t i = 0; i < n; ++i) r += p[i];
+  return r;
+}
+}  // namespace
+
+float sum_block(const float* p, std::int64_t n) {
+  if (n < kSumLanes<float>) return sum_in_order(p, n);
+  return HWY_DYNAMIC_DISPATCH(SumF32)(p, n);
+}
+double sum_block(const double* p, std::int64_t n) {
+  if (n < kSumLanes<double>) return sum_in_order(p, n);
+  return HWY_DYNAMIC_DISPATCH(SumF64)(p, n);
+}
 
 }  // namespace tenferro::detail::kernels::simd
 #endif  // HWY_ONCE
