@@ -166,6 +166,24 @@ TEST(AutodiffNesting, EscapedTensorsGiveTheRightValueOrAnError) {
   EXPECT_FALSE((leak * 1.0).requires_grad());
 }
 
+// A grad call revives its thread's spare level (functional.cpp, LevelScope) only when nothing
+// refers to the old one: a tensor that escaped a call keeps its level, which stays inert, so the
+// next call sees that tensor as a constant (its graph was freed by the first call's backward;
+// taking it for a live layer would walk into that freed graph).
+TEST(AutodiffNesting, ALevelIsRevivedOnlyWhenNothingRefersToIt) {
+  Tensor leak;
+  auto first = [&](std::span<const Tensor> xv) {
+    leak = xv[0] * 2.0;
+    return sum(leak);
+  };
+  EXPECT_DOUBLE_EQ(scalar(grad(first, {num(3)})[0]), 2.0);
+  auto second = [&](std::span<const Tensor> yv) { return sum(yv[0] * leak) + sum(leak); };
+  EXPECT_DOUBLE_EQ(scalar(grad(second, {num(5)})[0]), 6.0);
+  EXPECT_FALSE((leak * 1.0).requires_grad());
+  for (int i = 0; i < 3; ++i)  // levels nobody kept: revived, and right each time
+    EXPECT_DOUBLE_EQ(scalar(grad(&cube_sum, {num(2)})[0]), 12.0);
+}
+
 TEST(AutodiffNesting, MisusesAreRefused) {
   // Eager backward inside a transform, on an output that depends on the transform's inputs.
   expect_error(
