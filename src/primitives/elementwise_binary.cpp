@@ -3,11 +3,11 @@
 // function + partials (elementwise_common.hpp explains the rule kinds).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
 #include "cpu/kernels/elementwise_math.hpp"
-#include "primitives/complex_arith.hpp"
 #include "primitives/elementwise_common.hpp"
 
 namespace tenferro {
@@ -52,7 +52,7 @@ struct MulOp : BinaryDefaults {
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
-    return mul_of(a, b);  // complex_arith.hpp, Note [Complex products near overflow]
+    return kernels::mul_of(a, b);  // Note [Complex products near overflow]
   }
   static Partial da(const Tensor&, const Tensor& b, const Tensor&) { return b; }
   static Partial db(const Tensor& a, const Tensor&, const Tensor&) { return a; }
@@ -64,7 +64,7 @@ struct DivOp : BinaryDefaults {
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T a, T b) {
-    return div_of(a, b);  // complex_arith.hpp, Note [Complex division near overflow]
+    return kernels::div_of(a, b);  // Note [Complex division near overflow]
   }
   static Partial da(const Tensor&, const Tensor& b, const Tensor&) { return 1.0 / b; }
   static Partial db(const Tensor&, const Tensor& b, const Tensor& y) { return -(y / b); }
@@ -134,21 +134,41 @@ struct PowOp : BinaryDefaults {
     }
     return std::pow(a, b);
   }
+  // The products run in kernels::ProdAcc (Note [Complex products of many factors]), so a power
+  // whose intermediate squares leave the range has no NaN part ((1e200 + 0j) ** 3 was
+  // inf + NaN j). For n < 0 a power below the normal range (underflowed, so 1 / a^-n gave
+  // libgcc's division by zero, (1e-200 + 0j) ** -2 was inf + NaN j) is recomputed in XComplex.
   template <class T>
   static T integer_power(T a, int n) {  // n != 0, |n| < 100
-    unsigned m = static_cast<unsigned>(n < 0 ? -n : n);
-    T result = a, p = a;
-    bool have = false;
-    for (;;) {
-      if (m & 1u) {
-        result = have ? mul_of(result, p) : p;
-        have = true;
+    using Acc = kernels::ProdAcc<T>;
+    const auto power = [&](Acc x) {
+      unsigned m = static_cast<unsigned>(n < 0 ? -n : n);
+      Acc result = x, p = x;
+      bool have = false;
+      for (;;) {
+        if (m & 1u) {
+          result = have ? kernels::prod_acc_mul(result, p) : p;
+          have = true;
+        }
+        m >>= 1;
+        if (m == 0) break;
+        p = kernels::prod_acc_mul(p, p);
       }
-      m >>= 1;
-      if (m == 0) break;
-      p = mul_of(p, p);
+      return result;
+    };
+    Acc result = power(Acc(a));
+    if (n > 0) return static_cast<T>(result);
+    if (!result.ext) {
+      using R = real_t<T>;
+      const R big = std::max(std::abs(result.v.real()), std::abs(result.v.imag()));
+      if (!(big < std::numeric_limits<R>::min()) || !kernels::finite_c(a) || a == T(0))
+        return kernels::div_of(T(1), result.v);
+      Acc x;  // a finite and non-zero: its power has a non-zero exact value
+      x.x = kernels::x_complex(a);
+      x.ext = true;
+      result = power(x);
     }
-    return n < 0 ? div_of(T(1), result) : result;  // complex_arith.hpp
+    return kernels::x_value(kernels::x_div(kernels::x_complex(T(1)), result.x));
   }
   // b a^(b-1) and a^b log(a), except where those give 0 * inf = NaN at a = 0 while a^b is
   // locally constant (PyTorch's masks): d/da is 0 at a = 0, b = 0 (a^0 = 1), d/db is 0 where

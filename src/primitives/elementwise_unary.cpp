@@ -6,7 +6,6 @@
 
 #include "core/strided.hpp"
 #include "cpu/kernels/elementwise_math.hpp"
-#include "primitives/complex_arith.hpp"
 #include "primitives/elementwise_common.hpp"
 
 namespace tenferro {
@@ -99,7 +98,7 @@ struct SquareOp : UnaryDefaults {
   static constexpr Rule rule = Rule::holomorphic;
   template <class T>
   static T apply(T x) {
-    return mul_of(x, x);  // complex_arith.hpp, Note [Complex products near overflow]
+    return kernels::mul_of(x, x);  // Note [Complex products near overflow]
   }
   static Partial da(const Tensor& x, const Tensor&) { return 2.0 * x; }
 };

@@ -116,6 +116,18 @@ class ScanPrim final : public PrimitiveWith<ScanPrim> {
         for (I r = b; r < e; ++r) {
           const T* p = px + rows.offset(r, 0);
           O* q = po + rows.offset(r, 1);
+          if constexpr (is_complex_v<A>) {
+            if (product_) {  // Note [Complex products of many factors] (elementwise_math.hpp)
+              kernels::ProdAcc<A> acc;
+              for (I t = 0; t < n; ++t) {
+                const I i = reverse_ ? n - 1 - t : t;
+                acc =
+                    kernels::prod_acc_mul(acc, kernels::ProdAcc<A>(convert_element<A>(p[i * sx])));
+                q[i * so] = convert_element<O>(static_cast<A>(acc));
+              }
+              continue;
+            }
+          }
           A acc = product_ ? A(1) : A(0);
           for (I t = 0; t < n; ++t) {
             const I i = reverse_ ? n - 1 - t : t;

@@ -509,6 +509,98 @@ TEST(ArrayApiElementwise, ComplexProductsNearOverflowHaveNoNaN) {
   EXPECT_EQ((ta * tb).to_vector<c128>()[0], a * b);
 }
 
+// The recomputation of Note [Complex products near overflow] once scaled both parts of an
+// operand by one power of two, which flushed a part far smaller than the other to zero: c128
+// 3j * (1e-30 + 1.8e308j) was -inf + 0j (exactly -5.4e308 + 3e-30j), (4.5e307 + 1e-30j) ** 2
+// inf + 0j (inf + 9e277j), (1e-30 + 1.8e308j) / -1e-300j -inf + 0j (-inf + 1e270j), and c64
+// (-1 + 1e-45j) / -1e-40j -1.5259e-05 - inf j (-1.4013e-05 - inf j). The wants are the exact
+// values rounded (long double here; the exponents stay in its range).
+TEST(ArrayApiElementwise, ComplexProductsNearOverflowKeepAPartFarSmallerThanTheOther) {
+  const double big = std::numeric_limits<double>::max();
+  struct Case {
+    DType d;
+    char op;  // '*', '/', 's' (square of a)
+    c128 a, b;
+  };
+  for (const Case& k : {Case{DType::c128, '*', c128(0, 3), c128(1e-30, big)},
+                        Case{DType::c128, '*', c128(-1e-300, big), c128(0, -1e30)},
+                        Case{DType::c128, '*', c128(5e-324, 1e300), c128(0, 1e300)},
+                        Case{DType::c128, 's', c128(big / 4, 1e-30), {}},
+                        Case{DType::c128, 's', c128(5e-324, -big / 4), {}},
+                        Case{DType::c64, 's', c128(3e38, 1e-30), {}},
+                        Case{DType::c128, '/', c128(1e-30, big), c128(0, -1e-300)},
+                        Case{DType::c128, '/', c128(big, 5e-324), c128(1e-30, 0)},
+                        Case{DType::c64, '/', c128(-1, 1e-45), c128(0, -1e-40)},
+                        Case{DType::c64, '/', c128(-1e-40, 1e37), c128(0, 1e-30)}}) {
+    const Tensor a = cast(from_vector<c128>({k.a}, {1}), k.d);
+    const Tensor b = cast(from_vector<c128>({k.b}, {1}), k.d);
+    // The operands as stored (c64 rounds them), in long double.
+    const c128 a0 = cast(a, DType::c128).to_vector<c128>()[0];
+    const c128 b0 = cast(b, DType::c128).to_vector<c128>()[0];
+    const cld la(a0.real(), a0.imag()), lb(b0.real(), b0.imag());
+    cld want;
+    if (k.op == '/') {
+      const long double den = lb.real() * lb.real() + lb.imag() * lb.imag();
+      want = cld((la.real() * lb.real() + la.imag() * lb.imag()) / den,
+                 (la.imag() * lb.real() - la.real() * lb.imag()) / den);
+    } else {
+      const cld r = k.op == 's' ? la : lb;
+      want = cld(la.real() * r.real() - la.imag() * r.imag(),
+                 la.real() * r.imag() + la.imag() * r.real());
+    }
+    const Tensor r = k.op == '*' ? a * b : k.op == '/' ? a / b : square(a);
+    const c128 got = cast(r, DType::c128).to_vector<c128>()[0];
+    const bool single = k.d == DType::c64;
+    for (const auto& [g, w] :
+         {std::pair{got.real(), want.real()}, std::pair{got.imag(), want.imag()}}) {
+      const long double wr = single ? static_cast<float>(w) : static_cast<double>(w);
+      if (std::isinf(wr)) {
+        EXPECT_EQ(g, wr) << dtype_name(k.d) << " " << k.a << " " << k.op << " " << k.b << " = "
+                         << got;
+      } else {
+        EXPECT_NEAR(g, wr, std::abs(wr) * (single ? 4e-7 : 1e-15))
+            << dtype_name(k.d) << " " << k.a << " " << k.op << " " << k.b << " = " << got;
+        EXPECT_NE(g, 0) << dtype_name(k.d) << " " << k.a << " " << k.op << " " << k.b;
+      }
+    }
+  }
+}
+
+// Complex integer powers multiply in ProdAcc (Note [Complex products of many factors]): an
+// intermediate square beyond the range no longer turns into a NaN part, (1e200 + 0j) ** 3 was
+// inf + NaN j (a * (inf + 0j) multiplies 0 * inf), and a power that underflows is inverted in
+// XComplex, (1e-200 + 0j) ** -2 was inf + NaN j (libgcc's 1 / (0 + 0j)).
+TEST(ArrayApiElementwise, ComplexIntegerPowersNearOverflowHaveNoNaNPart) {
+  struct Case {
+    DType d;
+    c128 a;
+    double n;
+    c128 want;
+  };
+  for (const Case& k : {Case{DType::c128, c128(1e200, 0), 3, c128(kInf, 0)},
+                        Case{DType::c128, c128(-1e200, 0), 3, c128(-kInf, 0)},
+                        Case{DType::c128, c128(0, 1e200), 4, c128(kInf, 0)},
+                        Case{DType::c128, c128(1e100, 1e100), 9, c128(kInf, kInf)},
+                        Case{DType::c128, c128(1e-200, 0), -2, c128(kInf, 0)},
+                        Case{DType::c128, c128(0, 1e-200), -3, c128(0, kInf)},
+                        Case{DType::c128, c128(1e-160, 0), -2, c128(kInf, 0)},
+                        Case{DType::c128, c128(1e-100, 0), -3, c128(1e300, 0)},
+                        Case{DType::c64, c128(1e20, 0), 3, c128(kInf, 0)},
+                        Case{DType::c64, c128(1e-20, 0), -2, c128(kInf, 0)}}) {
+    const Tensor a = cast(from_vector<c128>({k.a}, {1}), k.d);
+    const c128 got = cast(pow(a, Scalar(k.n)), DType::c128).to_vector<c128>()[0];
+    EXPECT_FALSE(std::isnan(got.real()) || std::isnan(got.imag()))
+        << dtype_name(k.d) << " " << k.a << " ** " << k.n << " = " << got;
+    if (std::isinf(k.want.real()) || k.want.real() == 0)
+      EXPECT_EQ(got.real(), k.want.real()) << dtype_name(k.d) << " " << k.a << " ** " << k.n;
+    else
+      EXPECT_NEAR(got.real(), k.want.real(), 1e-15 * std::abs(k.want.real()))
+          << k.a << " ** " << k.n;
+    EXPECT_EQ(got.imag(), k.want.imag())
+        << dtype_name(k.d) << " " << k.a << " ** " << k.n << " = " << got;
+  }
+}
+
 // Complex expm1 where e^x overflows but exp(z) has a finite part: expm1(800 + 0j) was inf + NaN j,
 // expm1(709.9 - 3.1j) -inf - inf j, c64 expm1(89.5 + 3j) -inf + inf j; it is exp(z) - 1 there
 // (Note [Complex expm1 near overflow]).

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "common/expect_error.hpp"
 #include "common/reduce_table.hpp"
@@ -185,6 +188,55 @@ TEST(Reduce, SpecialValues) {
   EXPECT_EQ(sum(x, {}).item<double>(), 15.0);
   EXPECT_EQ(sum(x, {}, true).shape(), (Dims{1, 1}));
   EXPECT_EQ(max(x, {0}).to_vector<double>(), (std::vector<double>{3, 4, 5}));
+}
+
+// Complex prod of finite factors whose running product leaves the range: the textbook product
+// (libgcc's) gave NaN parts, (1e200 + 1e200j)^2 = 0 + inf j times (1 + 0j) multiplies inf * 0
+// (Note [Complex products of many factors]); the true product here is back in range. Each layout
+// of the kernel (a contiguous run, the rows path, a strided run, a run longer than one block, so
+// partial products combine in a tree) against the chain in long double.
+TEST(Reduce, ComplexProdNearOverflowHasNoNaNPart) {
+  using cld = std::complex<long double>;
+  using i64 = std::int64_t;
+  for (DType d : {DType::c128, DType::c64}) {
+    const bool single = d == DType::c64;
+    const double s = single ? 1e25 : 1e200, t = single ? 1e-37 : 1e-300;
+    for (i64 n : {6, 40, 70000}) {
+      std::vector<c128> f(static_cast<std::size_t>(n), c128(1, 0));
+      const c128 special[] = {c128(s, s), c128(s, s), c128(0, 1), c128(t, 0), c128(s, 0)};
+      for (std::size_t k = 0; k < 5; ++k) f[k * static_cast<std::size_t>(n) / 5] = special[k];
+      const Tensor v = cast(from_vector<c128>(f, {n}), d);
+      cld want(1, 0);
+      c128 textbook(1, 0);
+      for (const c128 z : cast(v, DType::c128).to_vector<c128>()) {  // the stored factors
+        want = cld(want.real() * z.real() - want.imag() * z.imag(),
+                   want.real() * z.imag() + want.imag() * z.real());
+        textbook = single ? c128(c64(textbook) * c64(z)) : textbook * z;
+      }
+      EXPECT_TRUE(std::isnan(textbook.real()) || std::isnan(textbook.imag()))
+          << "the case should be one where the textbook product fails";
+      // A contiguous run; the rows path (reduced axis outer, 4 equal columns); a strided run;
+      // the general layout (two reduced axes that do not coalesce: 2 of 3 columns).
+      const Tensor cols = contiguous(broadcast_to(reshape(v, {n, 1}), {n, 4}));
+      const Tensor three = concatenate({reshape(v, {n / 2, 2}), zeros({n / 2, 1}, d)}, 1);
+      const std::vector<Tensor> results = {prod(v), prod(cols, {0}),
+                                           prod(slice(cols, 1, 0, 1), {0}),
+                                           prod(slice(three, 1, 0, 2), {0, 1})};
+      for (const Tensor& r : results) {
+        for (const c128 got : cast(r, DType::c128).to_vector<c128>()) {
+          for (const auto& [g, w] :
+               {std::pair{got.real(), want.real()}, std::pair{got.imag(), want.imag()}}) {
+            const double wr = single ? static_cast<float>(w) : static_cast<double>(w);
+            if (std::isinf(wr) || wr == 0)
+              EXPECT_EQ(g, wr) << dtype_name(d) << " n " << n << ": " << got;
+            else
+              EXPECT_NEAR(g, wr, std::abs(wr) * (single ? 1e-6 : 1e-14))
+                  << dtype_name(d) << " n " << n << ": " << got;
+          }
+        }
+      }
+    }
+  }
 }
 
 TEST(Reduce, SumToShape) {

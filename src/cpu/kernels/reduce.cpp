@@ -39,6 +39,16 @@ struct ProdOp {
   static Acc map(T v) { return v; }
   static Acc combine(Acc a, Acc b) { return kernels::mul_of(a, b); }
 };
+// Complex products accumulate in ProdAcc: no NaN part from an intermediate beyond the range
+// (Note [Complex products of many factors] in elementwise_math.hpp).
+template <class T>
+requires is_complex_v<T>
+struct ProdOp<T> {
+  using Acc = kernels::ProdAcc<T>;
+  static Acc identity() { return Acc(T(1)); }
+  static Acc map(T v) { return Acc(v); }
+  static Acc combine(const Acc& a, const Acc& b) { return kernels::prod_acc_mul(a, b); }
+};
 struct AnyOp {
   using Acc = bool;
   static Acc identity() { return false; }
@@ -187,6 +197,10 @@ struct OffsetCounter {
   }
 };
 
+template <class Out, class C>
+Out finalize(ReduceKind, const kernels::ProdAcc<C>& acc, I) {  // prod only
+  return static_cast<Out>(static_cast<C>(acc));
+}
 template <class Out, class A>
 Out finalize(ReduceKind k, A acc, I n) {
   if (k == ReduceKind::mean) return static_cast<Out>(acc / static_cast<real_t<A>>(n));
