@@ -184,11 +184,14 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   });
   detail::copy_to_contiguous(a, va.data(), DType::c128);
   detail::copy_to_contiguous(b, vb.data(), DType::c128);
+  // NumPy's isclose: |a - b| <= atol + rtol |b| where both are finite, else exact equality, so an
+  // infinity is close only to itself and NaN to nothing. The tolerance alone said inf is close to
+  // -inf and 1 to inf (|1 - inf| = inf is not above atol + rtol * inf = inf).
   for (std::size_t i = 0; i < va.size(); ++i) {
-    if (std::isnan(va[i].real()) || std::isnan(vb[i].real()) || std::isnan(va[i].imag()) ||
-        std::isnan(vb[i].imag()))
-      return false;
-    if (std::abs(va[i] - vb[i]) > atol + rtol * std::abs(vb[i])) return false;
+    const c128 x = va[i], y = vb[i];
+    const bool finite = std::isfinite(x.real()) && std::isfinite(x.imag()) &&
+                        std::isfinite(y.real()) && std::isfinite(y.imag());
+    if (finite ? !(std::abs(x - y) <= atol + rtol * std::abs(y)) : !(x == y)) return false;
   }
   return true;
 }

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "tenferro/ops.hpp"
@@ -153,6 +156,28 @@ TEST(Tensor, Allclose) {
   EXPECT_TRUE(allclose(a, from_values({1, 2 + 1e-9}, {2}, DType::f32)));
   EXPECT_FALSE(allclose(a, from_values({1, 2.1}, {2})));
   EXPECT_FALSE(allclose(a, from_values({1, 2}, {1, 2})));
+}
+
+// Non-finite values are close only when equal (NumPy's isclose): the tolerance alone made inf
+// close to -inf and 1 close to inf, since |1 - inf| = inf is not above atol + rtol * inf = inf.
+TEST(Tensor, AllcloseComparesInfinitiesExactly) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  auto close = [](c128 x, c128 y) {
+    return allclose(from_vector<c128>({x}, {1}), from_vector<c128>({y}, {1}));
+  };
+  EXPECT_FALSE(allclose(from_values({inf}, {1}), from_values({-inf}, {1})));
+  EXPECT_FALSE(allclose(from_values({-inf}, {1}), from_values({inf}, {1})));
+  EXPECT_FALSE(allclose(from_values({1.0}, {1}), from_values({inf}, {1})));
+  EXPECT_FALSE(allclose(from_values({1e308}, {1}), from_values({inf}, {1})));
+  EXPECT_FALSE(allclose(from_values({inf}, {1}), from_values({1.0}, {1})));
+  EXPECT_TRUE(allclose(from_values({inf, -inf, 1.0}, {3}), from_values({inf, -inf, 1.0}, {3})));
+  EXPECT_TRUE(allclose(from_values({inf}, {1}, DType::f32), from_values({inf}, {1})));
+  EXPECT_FALSE(allclose(from_values({nan}, {1}), from_values({nan}, {1})));
+  EXPECT_FALSE(close(c128(inf, 0), c128(inf, 1)));
+  EXPECT_FALSE(close(c128(1, inf), c128(1, -inf)));
+  EXPECT_FALSE(close(c128(2, 0), c128(inf, inf)));
+  EXPECT_TRUE(close(c128(inf, 5), c128(inf, 5)));
+  EXPECT_TRUE(close(c128(1, 1), c128(1, 1 + 1e-9)));
 }
 
 // heap_storage puts the header and the data in one block: the data is still 64-byte aligned,
