@@ -253,6 +253,29 @@ TYPED_TEST(SimdKernels, TranscendentalEdges) {
   }
 }
 
+// Where |x| is below 2^-60 (f64) / 2^-30 (f32), log1p(x) rounds to x itself, sign included:
+// SLEEF gave +0 for negative subnormals (log1p(-denorm_min) was +0, within the tolerance of
+// `agrees` but on the wrong side of zero).
+TYPED_TEST(SimdKernels, Log1pOfTinyValuesIsTheValueItself) {
+  using T = TypeParam;
+  using L = std::numeric_limits<T>;
+  std::vector<T> x;
+  for (T v : {L::denorm_min(), T(3) * L::denorm_min(), L::min() / T(3), L::min(), T(1e-30),
+              T(sizeof(T) == 4 ? 0x1.fffffep-31 : 0x1.fffffffffffffp-61)}) {
+    x.push_back(v);
+    x.push_back(-v);
+  }
+  x.push_back(T(-0.0));
+  for (std::int64_t n : {std::int64_t{1}, static_cast<std::int64_t>(x.size())}) {
+    std::vector<T> y(x.size());
+    for (std::size_t i = 0; i + static_cast<std::size_t>(n) <= x.size();
+         i += static_cast<std::size_t>(n))
+      unary(Unary::log1p, x.data() + i, y.data() + i, n);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      EXPECT_TRUE(same_bits(y[i], x[i])) << "log1p(" << x[i] << ") = " << y[i] << ", n " << n;
+  }
+}
+
 TYPED_TEST(SimdKernels, SumBlockIsTheDocumentedOrder) {
   using T = TypeParam;
   constexpr std::int64_t L = kSumLanes<T>;

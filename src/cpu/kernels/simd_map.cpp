@@ -215,15 +215,23 @@ void unary_impl(Unary op, const T* x, T* out, std::int64_t n) {
   if (f == nullptr) return;
   // SLEEF's log1p overflows to inf above ~1e307 (f64) / ~1e38 (f32); where 1 + x rounds to x
   // (x >= 2^53 / 2^24) log1p(x) is log(x) to well below half an ulp, so those lanes take log.
+  // Below 2^-60 (f64) / 2^-30 (f32) in magnitude log1p(x) = x - x^2/2 + ... rounds to x itself,
+  // which those lanes take: SLEEF gave +0 for negative subnormals (log1p(-5e-324) was +0).
   const bool is_log1p = op == Unary::log1p;
   const auto log_f = sleef_fn(Unary::log, T{});
   const T big = sizeof(T) == 4 ? T(0x1p30) : T(0x1p60);
+  const T tiny = sizeof(T) == 4 ? T(0x1p-30) : T(0x1p-60);
 #ifdef TF_SLEEF_SCALAR
-  for (std::int64_t i = 0; i < n; ++i) out[i] = is_log1p && x[i] > big ? log_f(x[i]) : f(x[i]);
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!is_log1p)
+      out[i] = f(x[i]);
+    else
+      out[i] = x[i] > big ? log_f(x[i]) : std::abs(x[i]) < tiny ? x[i] : f(x[i]);
+  }
 #else
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
-  const V vbig = hn::Set(d, big);
+  const V vbig = hn::Set(d, big), vtiny = hn::Set(d, tiny);
   const auto call = [&](V v) {
     V r;
     r.raw = f(v.raw);
@@ -234,6 +242,7 @@ void unary_impl(Unary op, const T* x, T* out, std::int64_t n) {
         l.raw = log_f(v.raw);
         r = hn::IfThenElse(huge, l, r);
       }
+      r = hn::IfThenElse(hn::Lt(hn::Abs(v), vtiny), v, r);
     }
     return r;
   };
