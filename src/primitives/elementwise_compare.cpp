@@ -98,21 +98,45 @@ std::shared_ptr<const Primitive> find_elementwise_compare(std::string_view name,
       name, side, s);
 }
 
+namespace {
+
+// Note [Exact u64-with-signed comparisons]: u64 with a signed integer promotes to f64
+// (docs/dtypes.md), where values above 2^53 round, so comparing in the promoted dtype said
+// u64 2^63 == i64 2^63 - 1 and u64 2^53 + 1 == i64 2^53. The comparisons are exact instead (as
+// NumPy 2's): the signed operand s is compared as u64 where s >= 0 (cast exactly), and where
+// s < 0 the unsigned operand is the larger, so the result is what `Op` says of (1, 0) or
+// (0, 1). Written with ops, so traces and prepared programs get the same answers.
+template <class Op>
+Tensor compare(const Tensor& a, const Tensor& b) {
+  const bool u_left =
+      a.defined() && b.defined() && a.dtype() == DType::u64 && is_signed_integer(b.dtype());
+  const bool u_right =
+      a.defined() && b.defined() && b.dtype() == DType::u64 && is_signed_integer(a.dtype());
+  if (!u_left && !u_right) return apply_binary<Op>(a, b);
+  const Tensor& s = u_left ? b : a;
+  const Tensor su = cast(s, DType::u64);  // exact where s >= 0; the rest is masked
+  const Tensor r = u_left ? apply_binary<Op>(a, su) : apply_binary<Op>(su, b);
+  const Tensor negative = lt(s, Scalar(0));
+  const bool when_negative = u_left ? Op::apply(1, 0) : Op::apply(0, 1);
+  return when_negative ? logical_or(r, negative) : logical_and(r, logical_not(negative));
+}
+
+}  // namespace
 }  // namespace detail
 
 using detail::apply_binary;
 
-Tensor eq(const Tensor& a, const Tensor& b) { return apply_binary<detail::EqOp>(a, b); }
+Tensor eq(const Tensor& a, const Tensor& b) { return detail::compare<detail::EqOp>(a, b); }
 Tensor eq(const Tensor& a, Scalar b) { return apply_binary<detail::EqOp>(a, b); }
-Tensor ne(const Tensor& a, const Tensor& b) { return apply_binary<detail::NeOp>(a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return detail::compare<detail::NeOp>(a, b); }
 Tensor ne(const Tensor& a, Scalar b) { return apply_binary<detail::NeOp>(a, b); }
-Tensor lt(const Tensor& a, const Tensor& b) { return apply_binary<detail::LtOp>(a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return detail::compare<detail::LtOp>(a, b); }
 Tensor lt(const Tensor& a, Scalar b) { return apply_binary<detail::LtOp>(a, b); }
-Tensor le(const Tensor& a, const Tensor& b) { return apply_binary<detail::LeOp>(a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return detail::compare<detail::LeOp>(a, b); }
 Tensor le(const Tensor& a, Scalar b) { return apply_binary<detail::LeOp>(a, b); }
-Tensor gt(const Tensor& a, const Tensor& b) { return apply_binary<detail::GtOp>(a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return detail::compare<detail::GtOp>(a, b); }
 Tensor gt(const Tensor& a, Scalar b) { return apply_binary<detail::GtOp>(a, b); }
-Tensor ge(const Tensor& a, const Tensor& b) { return apply_binary<detail::GeOp>(a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return detail::compare<detail::GeOp>(a, b); }
 Tensor ge(const Tensor& a, Scalar b) { return apply_binary<detail::GeOp>(a, b); }
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {

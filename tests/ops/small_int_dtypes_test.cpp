@@ -204,6 +204,52 @@ TEST(SmallIntDTypes, ComparisonsAreExactAcrossSignedness) {
   EXPECT_EQ(w.to_vector<u16>(), (std::vector<u16>{255, 1000}));
 }
 
+// u64 with a signed integer promotes to f64, but comparisons are exact (Note [Exact
+// u64-with-signed comparisons]): compared in f64, u64 2^63 == i64 2^63 - 1 and u64 2^53 + 1 ==
+// i64 2^53 were true. Every op, both orders, i64 / i32 / i8 operands and a broadcast one,
+// against __int128.
+TEST(SmallIntDTypes, ComparisonsOfU64WithSignedIntegersAreExact) {
+  using i64 = std::int64_t;
+  using i128 = __int128;
+  const i64 lo = std::numeric_limits<i64>::min(), hi = std::numeric_limits<i64>::max();
+  const std::vector<u64> uv = {u64{1} << 63, (u64{1} << 53) + 1, 0, ~u64{0}, 5, u64{1} << 63, 7, 0};
+  const std::vector<i64> sv = {hi, i64{1} << 53, -1, -1, 5, lo, 8, 0};
+  const Tensor u = from_vector<u64>(uv, {8});
+  struct Op {
+    const char* name;
+    Tensor (*f)(const Tensor&, const Tensor&);
+    bool (*want)(i128, i128);
+  };
+  const Op ops[] = {{"eq", &eq, [](i128 x, i128 y) { return x == y; }},
+                    {"ne", &ne, [](i128 x, i128 y) { return x != y; }},
+                    {"lt", &lt, [](i128 x, i128 y) { return x < y; }},
+                    {"le", &le, [](i128 x, i128 y) { return x <= y; }},
+                    {"gt", &gt, [](i128 x, i128 y) { return x > y; }},
+                    {"ge", &ge, [](i128 x, i128 y) { return x >= y; }}};
+  for (D sd : {D::i64, D::i32, D::i8}) {
+    const Tensor s = cast(from_vector<i64>(sv, {8}), sd);  // wraps into i32 / i8
+    const std::vector<i64> sw = cast(s, D::i64).to_vector<i64>();
+    for (const Op& op : ops) {
+      const std::vector<bool> us = op.f(u, s).to_vector<bool>();
+      const std::vector<bool> su = op.f(s, u).to_vector<bool>();
+      for (std::size_t i = 0; i < uv.size(); ++i) {
+        EXPECT_EQ(us[i], op.want(static_cast<i128>(uv[i]), static_cast<i128>(sw[i])))
+            << op.name << "(u64 " << uv[i] << ", " << dtype_name(sd) << " " << sw[i] << ")";
+        EXPECT_EQ(su[i], op.want(static_cast<i128>(sw[i]), static_cast<i128>(uv[i])))
+            << op.name << "(" << dtype_name(sd) << " " << sw[i] << ", u64 " << uv[i] << ")";
+      }
+      // Broadcast: one signed value against every u64 value, and the result's shape.
+      const Tensor b = op.f(reshape(u, {8, 1}), reshape(s, {1, 8}));
+      EXPECT_EQ(b.shape(), (Dims{8, 8}));
+      const std::vector<bool> bv = b.to_vector<bool>();
+      for (std::size_t i = 0; i < 8; ++i)
+        for (std::size_t j = 0; j < 8; ++j)
+          EXPECT_EQ(bv[i * 8 + j], op.want(static_cast<i128>(uv[i]), static_cast<i128>(sw[j])))
+              << op.name << " broadcast " << i << " " << j;
+    }
+  }
+}
+
 // ---- reductions and scans ----
 
 TEST(SmallIntDTypes, SumAccumulatesInI64ForSignedAndU64ForUnsigned) {
