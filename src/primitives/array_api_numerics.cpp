@@ -77,6 +77,27 @@ Tensor std(const Tensor& x, Dims axes, double correction, bool keepdims) {
   return sqrt(variance(x, std::move(axes), correction, keepdims, "std"));
 }
 
+namespace {
+
+// A bound in x's dtype. For an integer x the bound is converted so that clipping by it gives the
+// exact answer nearest to x's range, not with cast()'s wrapping or truncation: an integer bound
+// of another dtype saturates to x's range (cast() wrapped it: clip(x_u8, min=i8 -1) was 255
+// everywhere, clip(x_i8, max=u8 200) -56), compared exactly against x's limits (Note [Exact
+// u64-with-signed comparisons]); a floating bound rounds inwards, ceil for min and floor for max,
+// and then saturates (cast() truncated: clip(x_i32, min=2.5) gave 2, below its bound).
+Tensor clip_bound(const Tensor& b, const Tensor& x, bool lower) {
+  const DType d = x.dtype();
+  if (!is_integer(d) || b.dtype() == d) return cast(b, d);
+  if (is_floating(b.dtype())) return cast(lower ? ceil(b) : floor(b), d);  // cast saturates
+  const int bits = static_cast<int>(dtype_size(d)) * 8;
+  // The limits as doubles; the cast to d saturates the rounded ones (2^63, 2^64) to the limit.
+  const Tensor lo_lim = scalar_tensor(is_unsigned(d) ? 0.0 : -std::ldexp(1.0, bits - 1), d);
+  const Tensor hi_lim = scalar_tensor(std::ldexp(1.0, is_unsigned(d) ? bits : bits - 1), d);
+  return where(gt(b, hi_lim), hi_lim, where(lt(b, lo_lim), lo_lim, cast(b, d)));
+}
+
+}  // namespace
+
 // Note [clip]: where() rather than maximum/minimum, so that the gradient goes to x on the
 // closed interval [min, max] (as clamp and PyTorch) instead of being split at ties; the isnan
 // terms give the standard's NaN result for a NaN bound (x < NaN is false). The first where decides
@@ -88,13 +109,13 @@ Tensor clip(const Tensor& x, const Tensor& min, const Tensor& max) {
   if (min.defined()) {
     require_clip_dtype(min, "min", x);
     require_clip_broadcast(min, "min", x);
-    const Tensor lo = cast(min, x.dtype());
+    const Tensor lo = clip_bound(min, x, true);
     r = where(logical_or(lt(r, lo), isnan(lo)), lo, r);
   }
   if (max.defined()) {
     require_clip_dtype(max, "max", x);
     require_clip_broadcast(max, "max", x);
-    const Tensor hi = cast(max, x.dtype());
+    const Tensor hi = clip_bound(max, x, false);
     r = where(logical_or(gt(r, hi), isnan(hi)), hi, r);
   }
   return min.defined() || max.defined() ? r : copy(x);
@@ -116,9 +137,10 @@ Tensor clip(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> ma
                   "clip: bound NaN for an integer x " + dims_to_string(x.shape()) + " " +
                       std::string(dtype_name(x.dtype())) +
                       "; expected a number (the NaN result has no integer value)");
-  // A scalar bound becomes a 0-d tensor of x's dtype (cast() semantics for integers).
+  // A scalar bound becomes a 0-d tensor of x's dtype; for an integer x an f64 one, which
+  // clip_bound rounds inwards and saturates (clip(x_i32, 2.5) is at least 3, not 2).
   const auto bound = [&](const std::optional<Scalar>& s) {
-    return s ? scalar_tensor(*s, x.dtype()) : Tensor();
+    return s ? scalar_tensor(*s, is_integer(x.dtype()) ? DType::f64 : x.dtype()) : Tensor();
   };
   return clip(x, bound(min), bound(max));
 }

@@ -204,6 +204,59 @@ TEST(ArrayApiClip, ScalarAndTensorBoundsAndTheStandardsNaNRule) {
   EXPECT_EQ(clip(zeros({0, 2}), 0.0, 1.0).shape(), (Dims{0, 2}));
 }
 
+// An integer x's bounds convert so that the result is the exact clip nearest to x's range: an
+// integer bound of another dtype saturates (cast() wrapped it: clip(x_u8, min=i8 -1) was 255
+// everywhere, clip(x_i8, max=u8 200) -56), a floating bound rounds inwards (cast() truncated:
+// clip(x_i32, min=2.5) gave 2, below its bound).
+TEST(ArrayApiClip, IntegerXBoundsOfOtherDtypesSaturateAndRoundInwards) {
+  using u8 = std::uint8_t;
+  using i8 = std::int8_t;
+  using u64 = std::uint64_t;
+  const Tensor xu = from_vector<u8>({0, 100, 255}, {3});
+  const auto u8s = [](const Tensor& t) {
+    EXPECT_EQ(t.dtype(), DType::u8);
+    const std::vector<std::int64_t> v = cast(t, DType::i64).to_vector<std::int64_t>();
+    return v;
+  };
+  using V = std::vector<std::int64_t>;
+  EXPECT_EQ(u8s(clip(xu, from_vector<i8>({-1}, {1}), Tensor())), (V{0, 100, 255}));
+  EXPECT_EQ(u8s(clip(xu, Tensor(), from_vector<i8>({-1}, {1}))), (V{0, 0, 0}));
+  EXPECT_EQ(u8s(clip(xu, cast(from_values({300}, {1}), DType::i16), Tensor())), (V{255, 255, 255}));
+  EXPECT_EQ(u8s(clip(xu, Tensor(), cast(from_values({300}, {1}), DType::i16))), (V{0, 100, 255}));
+  EXPECT_EQ(u8s(clip(xu, cast(from_values({-2}, {1}), DType::i64),
+                     cast(from_values({-1, 50, 70}, {3}), DType::i64))),
+            (V{0, 50, 70}));
+  const Tensor xi = from_vector<i8>({-100, 0, 100}, {3});
+  EXPECT_EQ(
+      cast(clip(xi, Tensor(), from_vector<u8>({200}, {1})), DType::i64).to_vector<std::int64_t>(),
+      (V{-100, 0, 100}));
+  EXPECT_EQ(
+      cast(clip(xi, from_vector<u8>({200}, {1}), Tensor()), DType::i64).to_vector<std::int64_t>(),
+      (V{127, 127, 127}));
+  // u64 with signed bounds (their promotion is f64; the limits compare exactly).
+  const Tensor x64 = from_vector<u64>({0, 5, u64{1} << 63}, {3});
+  EXPECT_EQ(clip(x64, cast(from_values({-1}, {1}), DType::i64), Tensor()).to_vector<u64>(),
+            (std::vector<u64>{0, 5, u64{1} << 63}));
+  EXPECT_EQ(clip(x64, Tensor(), cast(from_values({-1}, {1}), DType::i64)).to_vector<u64>(),
+            (std::vector<u64>{0, 0, 0}));
+  const Tensor xs = cast(from_values({-5, 0, 5}, {3}), DType::i64);
+  EXPECT_EQ(clip(xs, from_vector<u64>({u64{1} << 63}, {1}), Tensor()).to_vector<std::int64_t>(),
+            (V(3, std::numeric_limits<std::int64_t>::max())));
+  // Floating bounds round inwards, as tensors and as Scalars, and saturate.
+  const Tensor x32 = cast(from_values({-5, 0, 2, 5}, {4}), DType::i32);
+  const V lo_round = {3, 3, 3, 5}, hi_round = {-5, -3, -3, -3};
+  EXPECT_EQ(
+      cast(clip(x32, from_values({2.5}, {1}), Tensor()), DType::i64).to_vector<std::int64_t>(),
+      lo_round);
+  EXPECT_EQ(cast(clip(x32, 2.5, std::nullopt), DType::i64).to_vector<std::int64_t>(), lo_round);
+  EXPECT_EQ(
+      cast(clip(x32, Tensor(), from_values({-2.5}, {1})), DType::i64).to_vector<std::int64_t>(),
+      hi_round);
+  EXPECT_EQ(cast(clip(x32, std::nullopt, -2.5), DType::i64).to_vector<std::int64_t>(), hi_round);
+  EXPECT_EQ(u8s(clip(xu, -1e30, 1e30)), (V{0, 100, 255}));
+  EXPECT_EQ(u8s(clip(xu, -INFINITY, -0.5)), (V{0, 0, 0}));
+}
+
 TEST(ArrayApiClip, ErrorsAndGradients) {
   const Tensor z = randn({3}, 1, DType::c128);
   expect_error(ErrorKind::DTypeMismatch, [&] { (void)clip(z, 0.0, 1.0); }, {"clip"});
