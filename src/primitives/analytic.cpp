@@ -4,6 +4,7 @@
 // f'(x) written with public ops; JVP and VJP follow (Note [Complex gradients]).
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <numbers>
 
 #include "cpu/kernels/elementwise_math.hpp"
@@ -171,8 +172,22 @@ struct Exp2Op : AnalyticDefaults {
   template <class T>
   static T apply(T x) {
     if constexpr (is_complex_v<T>) {
+      using R = real_t<T>;
       if (x.imag() == 0) return T(std::exp2(x.real()), x.imag());
-      return std::exp(x * std::numbers::ln2_v<real_t<T>>);
+      // Note [Complex exp2 accuracy]: exp(z ln 2) rounds x ln 2 before the exponential, which
+      // multiplies that rounding error by |x ln 2|: up to 700 ulp for c128 (80 ulp median) and
+      // 34 ulp for c64 at |x| near the exponent range (NumPy's exp2 is the same formula). Where
+      // 2^x is finite and normal it is 2^x (cos(y ln 2) + i sin(y ln 2)) instead, within a few
+      // ulp; elsewhere (and for non-finite parts) exp(z ln 2) keeps std::exp's scaling near the
+      // range ends and C99's special values.
+      const R re = x.real(), im = x.imag();
+      constexpr R lo = std::numeric_limits<R>::min_exponent,
+                  hi = std::numeric_limits<R>::max_exponent;
+      if (re > lo && re < hi - 1 && std::isfinite(im)) {
+        const R m = std::exp2(re), t = im * std::numbers::ln2_v<R>;
+        return T(m * std::cos(t), m * std::sin(t));
+      }
+      return std::exp(x * std::numbers::ln2_v<R>);
     } else {
       return std::exp2(x);
     }
