@@ -138,6 +138,30 @@ def test_clip_integer_x_with_floating_array_bounds_rounds_inwards():
     np.testing.assert_array_equal(np.asarray(tf.clip(x, np.array([3, 0, 0], np.int64))), [3, 5, 0])
 
 
+def test_clip_integer_x_with_integer_array_bounds_of_other_dtypes_saturates():
+    # Integer array bounds of another dtype were cast to x's (wrapping): clip(x_u8,
+    # min=int8 -1) was 255 everywhere, clip(x_i8, max=uint8 200) -56. They saturate to x's range,
+    # which is the exact clip nearest to it, for every pair of integer dtypes.
+    ints = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+    for dt in ints:
+        info = np.iinfo(dt)
+        x = np.array(sorted({info.min, 0, 5, info.max}), dtype=dt)
+        for bt in ints:
+            binfo = np.iinfo(bt)
+            for lo, hi in [(binfo.min, None), (None, binfo.min), (binfo.max, None), (None, binfo.max),
+                           (3, binfo.max), (binfo.min, 3)]:
+                r = tf.clip(x, None if lo is None else np.array(lo, bt),
+                            None if hi is None else np.array(hi, bt))
+                want = [int(v) for v in x]
+                if lo is not None:
+                    want = [max(v, lo) for v in want]
+                if hi is not None:
+                    want = [min(v, hi) for v in want]
+                want = [min(max(v, info.min), info.max) for v in want]
+                assert r.dtype == tf.asarray(x).dtype
+                assert [int(v) for v in np.asarray(r)] == want, (dt, bt, lo, hi)
+
+
 def test_clip_gradient():
     x = tf.asarray(np.array([-2.0, -0.5, 0.3, 1.0, 3.0]))
     g = tf.grad(lambda t: tf.sum(tf.clip(t, -1.0, 1.0)))(x)
