@@ -2,6 +2,7 @@
 // binary elementwise primitives with bool results and no gradient (elementwise_common.hpp). Their
 // own file so the elementwise kernels compile in parallel.
 #include "primitives/elementwise_common.hpp"
+#include "primitives/integer_order.hpp"
 
 namespace tenferro {
 namespace detail {
@@ -100,19 +101,15 @@ std::shared_ptr<const Primitive> find_elementwise_compare(std::string_view name,
 
 namespace {
 
-// Note [Exact u64-with-signed comparisons]: u64 with a signed integer promotes to f64
-// (docs/dtypes.md), where values above 2^53 round, so comparing in the promoted dtype said
-// u64 2^63 == i64 2^63 - 1 and u64 2^53 + 1 == i64 2^53. The comparisons are exact instead (as
-// NumPy 2's): the signed operand s is compared as u64 where s >= 0 (cast exactly), and where
-// s < 0 the unsigned operand is the larger, so the result is what `Op` says of (1, 0) or
-// (0, 1). Written with ops, so traces and prepared programs get the same answers.
+// Note [Exact u64-with-signed comparisons] (integer_order.hpp): the signed operand s is
+// compared as u64 where s >= 0 (cast exactly), and where s < 0 the unsigned operand is the
+// larger, so the result is what `Op` says of (1, 0) or (0, 1). Written with ops, so traces and
+// prepared programs get the same answers.
 template <class Op>
 Tensor compare(const Tensor& a, const Tensor& b) {
-  const bool u_left =
-      a.defined() && b.defined() && a.dtype() == DType::u64 && is_signed_integer(b.dtype());
-  const bool u_right =
-      a.defined() && b.defined() && b.dtype() == DType::u64 && is_signed_integer(a.dtype());
-  if (!u_left && !u_right) return apply_binary<Op>(a, b);
+  if (!a.defined() || !b.defined() || !integers_promote_inexactly(a.dtype(), b.dtype()))
+    return apply_binary<Op>(a, b);
+  const bool u_left = a.dtype() == DType::u64;
   const Tensor& s = u_left ? b : a;
   const Tensor su = cast(s, DType::u64);  // exact where s >= 0; the rest is masked
   const Tensor r = u_left ? apply_binary<Op>(a, su) : apply_binary<Op>(su, b);

@@ -20,6 +20,7 @@
 
 #include "core/contiguous.hpp"
 #include "cpu/kernels/elementwise_math.hpp"
+#include "primitives/integer_order.hpp"
 #include "primitives/primitive.hpp"
 #include "tenferro/ops/indexing.hpp"
 #include "tenferro/ops/structural.hpp"
@@ -90,32 +91,44 @@ class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
     const I* s = in.size() > 2 ? order.data() : nullptr;
     if (m == 0) return;
     const bool right = side_ == SearchSide::right;
+    // x1[s[i]] (or x1[i]) against each v[k]: lower_bound (left) / upper_bound (right) in `less`.
+    auto search = [&](const auto* a, const auto* v, auto less) {
+      auto body = [&](I b, I e) {
+        for (I k = b; k < e; ++k) {
+          const auto& q = v[k];
+          I lo = 0, hi = n;  // answer in [lo, hi]
+          while (lo < hi) {
+            const I mid = lo + (hi - lo) / 2;
+            const auto& am = a[s != nullptr ? s[mid] : mid];
+            // left: is x1[mid] before q? right: is x1[mid] not after q?
+            const bool go_right = right ? !less(q, am) : less(am, q);
+            if (go_right)
+              lo = mid + 1;
+            else
+              hi = mid;
+          }
+          o[k] = lo;
+        }
+      };
+      I lg = 1;
+      while ((I{1} << lg) < n + 1 && lg < 62) ++lg;
+      ctx.parallel_for_work(m, 1024, m * lg * 4, body);
+    };
+    if (integers_promote_inexactly(x1.dtype(), x2.dtype())) {
+      // Note [Exact u64-with-signed comparisons] (integer_order.hpp): u64 with a signed
+      // integer promotes to f64, where values above 2^53 round; searchsorted compares them
+      // exactly, both read as 128-bit integers.
+      const std::vector<__int128> a = exact_integers(x1), v = exact_integers(x2);
+      search(a.data(), v.data(), [](__int128 p, __int128 q) { return p < q; });
+      return;
+    }
     visit_dtype(promote(x1.dtype(), x2.dtype()), [&](auto z) {
       using T = decltype(z);
       if constexpr (!is_complex_v<T>) {
         std::unique_ptr<T[]> h1, h2;
         const T* a = n > 0 ? contiguous_or_held<T>(x1, h1, "searchsorted") : nullptr;
         const T* v = contiguous_or_held<T>(x2, h2, "searchsorted");
-        auto body = [&](I b, I e) {
-          for (I k = b; k < e; ++k) {
-            const T q = v[k];
-            I lo = 0, hi = n;  // answer in [lo, hi]
-            while (lo < hi) {
-              const I mid = lo + (hi - lo) / 2;
-              const T& am = a[s != nullptr ? s[mid] : mid];
-              // left: is x1[mid] before q? right: is x1[mid] not after q?
-              const bool go_right = right ? !before(q, am) : before(am, q);
-              if (go_right)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
-            o[k] = lo;
-          }
-        };
-        I lg = 1;
-        while ((I{1} << lg) < n + 1 && lg < 62) ++lg;
-        ctx.parallel_for_work(m, 1024, m * lg * 4, body);
+        search(a, v, [](const T& p, const T& q) { return before(p, q); });
       }
     });
   }
@@ -150,6 +163,21 @@ class SearchSortedPrim final : public PrimitiveWith<SearchSortedPrim> {
         throw Error(ErrorKind::DTypeMismatch,
                     "searchsorted: sorter must hold indices of an integer dtype, got " +
                         describe(in) + " (x1, x2, sorter)");
+      }
+    });
+    return r;
+  }
+
+  // An integer tensor's elements, each exactly, as 128-bit integers (row-major).
+  static std::vector<__int128> exact_integers(const Tensor& x) {
+    std::vector<__int128> r(static_cast<std::size_t>(x.numel()));
+    if (r.empty()) return r;
+    visit_dtype(x.dtype(), [&](auto z) {
+      using T = decltype(z);
+      if constexpr (std::is_integral_v<T>) {
+        std::unique_ptr<T[]> hold;
+        const T* p = contiguous_or_held<T>(x, hold, "searchsorted");
+        for (std::size_t k = 0; k < r.size(); ++k) r[k] = static_cast<__int128>(p[k]);
       }
     });
     return r;

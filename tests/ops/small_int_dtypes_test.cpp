@@ -250,6 +250,53 @@ TEST(SmallIntDTypes, ComparisonsOfU64WithSignedIntegersAreExact) {
   }
 }
 
+// searchsorted of u64 against a signed integer (either way round) compares exactly, as the
+// comparisons above: in f64 (their promotion) 2^53 and 2^53 + 1 were one value and 2^63 - 1
+// was 2^63, so searchsorted(u64 [2^53, 2^53 + 1, 2^63], i64 [2^53, 2^63 - 1], right) gave [2, 3].
+TEST(SmallIntDTypes, SearchsortedOfU64WithSignedIntegersIsExact) {
+  using i64 = std::int64_t;
+  using i128 = __int128;
+  const i64 lo = std::numeric_limits<i64>::min(), hi = std::numeric_limits<i64>::max();
+  const std::vector<u64> uv = {
+      0, 5, u64{1} << 53, (u64{1} << 53) + 1, (u64{1} << 63) - 1, u64{1} << 63, ~u64{0}};
+  const std::vector<i64> sv = {lo, -1, 0, 5, 6, i64{1} << 53, (i64{1} << 53) + 1, hi - 1, hi};
+  EXPECT_EQ(searchsorted(from_vector<u64>({u64{1} << 53, (u64{1} << 53) + 1, u64{1} << 63}, {3}),
+                         from_vector<i64>({i64{1} << 53, hi}, {2}), SearchSide::right)
+                .to_vector<i64>(),
+            (std::vector<i64>{1, 2}));
+  // The insertion index of q into sorted x by exact comparison.
+  auto want = [](const std::vector<i128>& x, i128 q, bool right) {
+    i64 k = 0;
+    for (i128 e : x) k += right ? (e <= q) : (e < q);
+    return k;
+  };
+  auto wide = [](const auto& v) { return std::vector<i128>(v.begin(), v.end()); };
+  for (D sd : {D::i64, D::i32, D::i8}) {
+    const Tensor u = from_vector<u64>(uv, {7});
+    const Tensor s = sort(cast(from_vector<i64>(sv, {9}), sd)).values;  // wraps into i32 / i8
+    const std::vector<i64> sw = cast(s, D::i64).to_vector<i64>();
+    for (bool right : {false, true}) {
+      const SearchSide side = right ? SearchSide::right : SearchSide::left;
+      const std::vector<i64> us = searchsorted(u, s, side).to_vector<i64>();
+      const std::vector<i64> su = searchsorted(s, u, side).to_vector<i64>();
+      for (std::size_t i = 0; i < sw.size(); ++i)
+        EXPECT_EQ(us[i], want(wide(uv), sw[i], right))
+            << "searchsorted(u64 x1, " << dtype_name(sd) << " " << sw[i] << ", right=" << right
+            << ")";
+      for (std::size_t i = 0; i < uv.size(); ++i)
+        EXPECT_EQ(su[i], want(wide(sw), static_cast<i128>(uv[i]), right))
+            << "searchsorted(" << dtype_name(sd) << " x1, u64 " << uv[i] << ", right=" << right
+            << ")";
+      // Through a sorter (x1 reversed) and a strided x2.
+      const Tensor rev = flip(u, {0});
+      const Tensor order = argsort(rev);
+      EXPECT_EQ(searchsorted(rev, s, side, order).to_vector<i64>(), us);
+      EXPECT_EQ(searchsorted(u, flip(s, {0}), side).to_vector<i64>(),
+                std::vector<i64>(us.rbegin(), us.rend()));
+    }
+  }
+}
+
 // ---- reductions and scans ----
 
 TEST(SmallIntDTypes, SumAccumulatesInI64ForSignedAndU64ForUnsigned) {

@@ -15,10 +15,11 @@
 // x1[i] keeps x1 sorted: side left, the first i with !(x1[i] < v) (x1[i-1] < v <= x1[i]); side
 // right, the first i with v < x1[i] (x1[i-1] <= v < x1[i]). A NaN v goes before the first NaN of
 // x1 (left) or after the last element (right). The result is i64 with x2's shape (a 0-d x2 gives
-// a 0-d result), values in [0, n]. x1 and x2 are compared in promote(x1, x2). `sorter`, if
-// defined, is a 1-D tensor of any integer dtype and x1's length with indices that sort x1
-// (argsort(x1)); the result then indexes the sorted order, as NumPy and the standard say. If x1 is
-// not sorted the result is unspecified (some index in [0, n], never an error or a crash). Errors
+// a 0-d result), values in [0, n]. x1 and x2 are compared in promote(x1, x2), except u64 with
+// a signed integer (promoted to f64, where values above 2^53 round): those compare exactly.
+// `sorter`, if defined, is a 1-D tensor of any integer dtype and x1's length with indices that sort
+// x1 (argsort(x1)); the result then indexes the sorted order, as NumPy and the standard say. If x1
+// is not sorted the result is unspecified (some index in [0, n], never an error or a crash). Errors
 // (naming searchsorted and the shapes/dtypes): x1 not 1-D, a sorter that is not 1-D of x1's length:
 // InvalidArgument / ShapeMismatch; complex operands, a sorter that is not of an integer dtype:
 // DTypeMismatch; a sorter index outside [0, n), negative ones included (NumPy: "Sorter index out
