@@ -9,8 +9,6 @@ namespace {
 
 using Unary = Tensor (*)(const Tensor&);
 using IntoUnary = void (*)(Tensor&, const Tensor&);
-using IntoTT = void (*)(Tensor&, const Tensor&, const Tensor&);
-using IntoTS = void (*)(Tensor&, const Tensor&, Scalar);
 using Reduce = Tensor (*)(const Tensor&, Dims, bool);
 
 py::tuple pair(const ValuesIndices& r) { return py::make_tuple(r.values, r.indices); }
@@ -77,34 +75,8 @@ void bind_ops(py::module_& m) {
         "out"_a, "x"_a,
         "Writes the result into `out` (exact shape and dtype; see ops/elementwise.hpp).");
   }
-  struct BinaryInto {
-    const char* name;
-    IntoTT tt;
-    IntoTS ts;
-  };
-  const BinaryInto binary_into[] = {
-      {"add_into", &add_into, &add_into},      {"sub_into", &sub_into, &sub_into},
-      {"mul_into", &mul_into, &mul_into},      {"div_into", &div_into, &div_into},
-      {"pow_into", &pow_into, &pow_into},      {"maximum_into", &maximum_into, nullptr},
-      {"minimum_into", &minimum_into, nullptr}};
-  for (const BinaryInto& op : binary_into) {
-    IntoTT tt = op.tt;
-    IntoTS ts = op.ts;
-    m.def(
-        op.name,
-        [tt, ts](Tensor& out, const Tensor& a, py::handle b) {
-          // An int beyond 2**53 goes as an exact i64 array, not as a (double) Scalar.
-          auto s = py::isinstance<Tensor>(b) || inexact_python_int(b) ? std::nullopt
-                                                                      : as_python_scalar(b);
-          if (s && ts) {
-            call([&](const Tensor& x) { ts(out, x, *s); }, a);
-          } else {
-            Tensor tb = asarray(py::reinterpret_borrow<py::object>(b));
-            call([&](const Tensor& x, const Tensor& y) { tt(out, x, y); }, a, tb);
-          }
-        },
-        "out"_a, "a"_a, "b"_a);
-  }
+  // The binary *_into functions are bound in tensor.cpp (write_binary_into), beside the plain
+  // ops whose handling of Python numbers they share.
   m.def(
       "clamp",
       [](const Tensor& x, py::handle lo_arg, py::handle hi_arg) {

@@ -632,38 +632,48 @@ bool may_share_memory(const Tensor& a, const Tensor& b) {
   return alo < bhi && blo < ahi;
 }
 
+using IntoTT = void (*)(Tensor&, const Tensor&, const Tensor&);
+using IntoTS = void (*)(Tensor&, const Tensor&, Scalar);
+
+/// Writes op(a, other) into `out` through the `_into` op, taking `other` as the plain op takes
+/// it beside the tensor a (apply_binary): a Python int beside an integer a takes a's dtype (NEP
+/// 50; out of its range OverflowError where the op computes in it; exactly, as a 0-d tensor of
+/// a's dtype, where a double would round it), another Python number goes as a C++ Scalar, the
+/// rest as a tensor. `copy_overlap`: a tensor `other` over out's memory is copied first (the
+/// in-place operators; the `_into` functions refuse a partial overlap instead).
+void write_binary_into(Tensor& out, const Tensor& a, py::handle other, const Binary& op, IntoTT tt,
+                       IntoTS ts, bool copy_overlap) {
+  const PythonIntRange r = python_int_range(other, a.dtype());
+  if (r.is_int && !r.fits && op.int_arg == IntArg::overflow)
+    throw_python_int_out_of_bounds(op.name, other, a.dtype());
+  if (r.is_int && r.fits && !r.exact) {
+    Tensor b = asarray(py::reinterpret_borrow<py::object>(other), a.dtype());
+    call([&](const Tensor& x, const Tensor& y) { tt(out, x, y); }, a, b);
+    return;
+  }
+  if (py::isinstance<Tensor>(other) || inexact_python_int(other) || !as_python_scalar(other)) {
+    Tensor b = operand(other);
+    // A view of out's own storage (x[1:] += x[:-1]) is read as if copied first, as NumPy: the
+    // _into op refuses a partial overlap rather than read elements it has already written.
+    if (copy_overlap && !b.aux() && may_share_memory(b, out))
+      b = call([](const Tensor& y) { return tenferro::copy(y); }, b);
+    call([&](const Tensor& x, const Tensor& y) { tt(out, x, y); }, a, b);
+  } else {
+    Scalar s = *as_python_scalar(other);
+    call([&](const Tensor& x) { ts(out, x, s); }, a);
+  }
+}
+
 /// In-place operator: writes into `self` through the `_into` op when that is allowed (a plain
 /// concrete tensor), else computes out of place (Python then rebinds the name), as a tensor that
 /// requires grad or is traced cannot be written in place.
-using IntoTT = void (*)(Tensor&, const Tensor&, const Tensor&);
-using IntoTS = void (*)(Tensor&, const Tensor&, Scalar);
 py::object inplace(py::object self_obj, py::handle other, const Binary& op, IntoTT tt, IntoTS ts) {
   Tensor& self = self_obj.cast<Tensor&>();
   // Under no_grad a tensor that only requires grad is written in place (a parameter update);
   // otherwise autodiff/trace state makes the operator compute out of place and rebind the name.
   if (!self.has_storage() || !writable_in_place(self))
     return py::cast(apply_binary(op, self_obj, other));
-  // A Python int takes self's dtype (NEP 50): out of its range OverflowError where the op
-  // computes in it; exactly, as a 0-d tensor of self's dtype, where a double would round it.
-  const PythonIntRange r = python_int_range(other, self.dtype());
-  if (r.is_int && !r.fits && op.int_arg == IntArg::overflow)
-    throw_python_int_out_of_bounds(op.name, other, self.dtype());
-  if (r.is_int && r.fits && !r.exact) {
-    Tensor b = asarray(py::reinterpret_borrow<py::object>(other), self.dtype());
-    call([&](const Tensor& x, const Tensor& y) { tt(self, x, y); }, self, b);
-    return self_obj;
-  }
-  if (py::isinstance<Tensor>(other) || inexact_python_int(other) || !as_python_scalar(other)) {
-    Tensor b = operand(other);
-    // A view of self's own storage (x[1:] += x[:-1]) is read as if copied first, as NumPy: the
-    // _into op refuses a partial overlap rather than read elements it has already written.
-    if (!b.aux() && may_share_memory(b, self))
-      b = call([](const Tensor& y) { return tenferro::copy(y); }, b);
-    call([&](const Tensor& x, const Tensor& y) { tt(self, x, y); }, self, b);
-  } else {
-    Scalar s = *as_python_scalar(other);
-    call([&](const Tensor& x) { ts(self, x, s); }, self);
-  }
+  write_binary_into(self, self, other, op, tt, ts, true);
   return self_obj;
 }
 
@@ -1204,6 +1214,35 @@ void bind_tensor(py::module_& m) {
     const Binary* p = op;
     m.def(
         name, [p](py::handle a, py::handle b) { return apply_binary(*p, a, b); }, "a"_a, "b"_a);
+  }
+
+  // The binary *_into functions take b as the plain ops do (write_binary_into): they used to
+  // convert a Python number by asarray where the op has no Scalar form (maximum_into(out_f32,
+  // x_f32, 0.5) was DTypeMismatchError) and a Python int without x's dtype (add_into(out_u64,
+  // x_u64, 2**63 + 1) added 2**63, as the int went through a double).
+  struct BinaryInto {
+    const char* name;
+    const Binary* op;
+    IntoTT tt;
+    IntoTS ts;
+  };
+  const BinaryInto binary_into[] = {{"add_into", &kAdd, &add_into, &add_into},
+                                    {"sub_into", &kSub, &sub_into, &sub_into},
+                                    {"mul_into", &kMul, &mul_into, &mul_into},
+                                    {"div_into", &kDiv, &div_into, &div_into},
+                                    {"pow_into", &kPow, &pow_into, &pow_into},
+                                    {"maximum_into", &kMaximum, &maximum_into, &maximum_into},
+                                    {"minimum_into", &kMinimum, &minimum_into, &minimum_into}};
+  for (const BinaryInto& b : binary_into) {
+    const BinaryInto into = b;
+    m.def(
+        into.name,
+        [into](Tensor& out, const Tensor& a, py::handle other) {
+          write_binary_into(out, a, other, *into.op, into.tt, into.ts, false);
+        },
+        "out"_a, "a"_a, "b"_a,
+        "Writes op(a, b) into `out` (exact shape and dtype; see ops/elementwise.hpp); b as in the "
+        "plain op.");
   }
 }
 

@@ -333,6 +333,40 @@ def test_into_ops():
         check(out, ref(np.asarray(a)))
 
 
+def test_binary_into_takes_python_numbers_as_the_plain_ops():
+    # The *_into functions take b as the plain op does: a Python float beside an f32 tensor keeps
+    # f32 where the op has no Scalar form (maximum_into/minimum_into raised DTypeMismatchError),
+    # and a Python int beside an integer tensor takes its dtype, exactly (add_into(out_u64,
+    # x_u64, 2**63 + 1) added 2**63: the int went through a double).
+    names = ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]
+    x32 = tf.asarray(np.array([0.25, 1.0, -2.0, 3.5], np.float32))
+    for name in names:
+        for b in [0.5, 2, True, np.float32(0.5), np.float64(0.5), -1.5]:
+            want = np.asarray(getattr(tf, name)(x32, b))
+            out = tf.zeros((4,), tf.f32)
+            getattr(tf, name + "_into")(out, x32, b)
+            assert out.dtype == tf.f32
+            np.testing.assert_array_equal(np.asarray(out), want, err_msg=f"{name} {b!r}")
+    cases = [(np.uint8, [7, 0, 255]), (np.int8, [-128, 5, 127]), (np.int64, [2**62 + 1, -2**63]),
+             (np.uint64, [2**63 + 1, 2**64 - 1, 5])]
+    for dt, values in cases:
+        x = tf.asarray(np.array([1, 100, 3], dt))
+        for name in ["add", "sub", "mul", "maximum", "minimum"]:
+            for b in values:
+                want = np.asarray(getattr(tf, name)(x, b))
+                assert want.dtype == dt
+                out = tf.zeros((3,), tf.asarray(np.zeros(1, dt)).dtype)
+                getattr(tf, name + "_into")(out, x, b)
+                np.testing.assert_array_equal(np.asarray(out), want, err_msg=f"{name} {dt} {b}")
+            for b in [-1 if dt in (np.uint8, np.uint64) else 2**70, 2**64]:
+                with pytest.raises(OverflowError):
+                    getattr(tf, name + "_into")(tf.zeros((3,), x.dtype), x, b)
+    u = tf.asarray(np.array([1, 200], np.uint64))
+    out = tf.zeros((2,), tf.u64)
+    tf.add_into(out, u, 2**63 + 1)
+    assert np.asarray(out).tolist() == [2**63 + 2, 2**63 + 201]
+
+
 def test_construction():
     check(tf.zeros((2, 3), "i32"), np.zeros((2, 3), np.int32))
     check(tf.ones(3, tf.c64), np.ones(3, np.complex64))

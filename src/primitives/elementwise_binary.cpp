@@ -337,6 +337,8 @@ void maximum_into(Tensor& o, const Tensor& a, const Tensor& b) {
 void minimum_into(Tensor& o, const Tensor& a, const Tensor& b) {
   binary_into<detail::MinimumOp>(o, a, b);
 }
+void maximum_into(Tensor& o, const Tensor& a, Scalar b) { binary_into<detail::MaximumOp>(o, a, b); }
+void minimum_into(Tensor& o, const Tensor& a, Scalar b) { binary_into<detail::MinimumOp>(o, a, b); }
 void pow_into(Tensor& o, const Tensor& a, const Tensor& b) { binary_into<detail::PowOp>(o, a, b); }
 void pow_into(Tensor& o, const Tensor& a, Scalar b) { binary_into<detail::PowOp>(o, a, b); }
 

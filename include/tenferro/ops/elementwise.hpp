@@ -280,7 +280,9 @@ void mul_into(Tensor& out, const Tensor& a, Scalar b);
 void div_into(Tensor& out, const Tensor& a, const Tensor& b);
 void div_into(Tensor& out, const Tensor& a, Scalar b);
 void maximum_into(Tensor& out, const Tensor& a, const Tensor& b);
+void maximum_into(Tensor& out, const Tensor& a, Scalar b);
 void minimum_into(Tensor& out, const Tensor& a, const Tensor& b);
+void minimum_into(Tensor& out, const Tensor& a, Scalar b);
 void pow_into(Tensor& out, const Tensor& a, const Tensor& b);
 void pow_into(Tensor& out, const Tensor& a, Scalar b);
 
