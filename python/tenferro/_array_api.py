@@ -601,6 +601,22 @@ def arange(start, /, stop=None, step=1, dtype=None, *, device=None):
         i64 = _tf.int64
         r = (_C["arange"](0, n, 1, i64) * _c_asarray(np.int64(step))) + _c_asarray(np.int64(lo))
         return r if dtype is None or dtype == i64 else _tf.cast(r, dtype)
+    if (_is_int(lo) and _is_int(hi) and _is_int(step) and step != 0
+            and dtype in _REAL + _COMPLEX
+            and builtins.max(abs(int(lo)), abs(int(hi)), abs(int(step))) > 2**53):
+        # A floating dtype with integer arguments beyond 2**53: the length is that of the exact
+        # range (the C++ arange counts in doubles, where arange(2**53, 2**53 + 3) had 4 elements
+        # and arange(-2**60, -2**60 + 5) none), and each value is the exact integer rounded
+        # once to the dtype where the values fit int64.
+        n = len(range(int(lo), int(hi), int(step)))
+        last = int(lo) + int(step) * (n - 1)
+        if n > 0 and builtins.min(int(lo), last) >= -2**63 and builtins.max(int(lo), last) < 2**63:
+            i64 = _tf.int64
+            r = (_C["arange"](0, n, 1, i64) * _c_asarray(np.int64(step))
+                 + _c_asarray(np.int64(lo)))
+            return _tf.cast(r, dtype)
+        if n == 0:
+            return _C["zeros"]((0,), dtype)
     return _C["arange"](start, stop, step, dtype)
 
 

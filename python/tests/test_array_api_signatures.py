@@ -341,6 +341,21 @@ def test_arange_large_integers_are_exact():
     check(tf.arange(5), np.arange(5))
 
 
+def test_arange_of_large_integers_in_a_floating_dtype_has_the_exact_length():
+    # The length is that of range(start, stop, step) (NumPy counts the ints exactly): counted
+    # in doubles, arange(2**53, 2**53 + 3, dtype=f64) had 4 elements and arange(-2**60,
+    # -2**60 + 5, dtype=f64) none. Each value is the exact integer rounded once to the dtype.
+    for start, stop, step in [(2**53, 2**53 + 3, 1), (-2**60, -2**60 + 5, 1),
+                              (2**62, 2**62 - 7, -2), (0, 2**60, 2**57), (3, 2**54 + 3, 2**52),
+                              (-2**63, -2**63 + 2**54, 2**53 + 1)]:
+        for dt, np_dt in [(tf.float64, np.float64), (tf.float32, np.float32),
+                          (tf.complex128, np.complex128)]:
+            got = np.asarray(tf.arange(start, stop, step, dtype=dt))
+            exact = list(range(start, stop, step))
+            assert got.shape == (len(exact),), (start, stop, step, dt)
+            np.testing.assert_array_equal(got, np.array([np_dt(v) for v in exact], np_dt))
+
+
 @pytest.mark.parametrize("ord_", [1, -1, 2, -2, np.inf, -np.inf, "fro", "nuc"])
 def test_matrix_norm_orders(ord_):
     rng = np.random.default_rng(3)
