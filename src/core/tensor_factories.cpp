@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <numbers>
+#include <type_traits>
 
 #include "core/alloc.hpp"
 #include "core/strided.hpp"
@@ -44,6 +45,22 @@ std::uint64_t splitmix64(std::uint64_t x) {
 double uniform01(std::uint64_t seed, std::uint64_t i) {
   return static_cast<double>(splitmix64(splitmix64(seed) ^ (i * 0xD1B54A32D192ED03ull)) >> 11) *
          0x1.0p-53;
+}
+// Note [Uniform values below one]: uniform01 is below 1 (at most 1 - 2^-53), but rounded to
+// the nearest float a value within 2^-25 of 1 became 1.0f, so rand(f32) (and either part of
+// c64) returned 1 about once in 3.4e7 elements (rand({1}, 14790804, f32) was [1]). A float takes
+// the value rounded down instead: the largest float not above it, never 1, and [0, 1) on the
+// float grid as uniformly as the doubles allow (other values are the f64 value rounded down,
+// at most one float ulp from the nearest).
+template <class R>
+R uniform_below_one(double u) {
+  if constexpr (std::is_same_v<R, float>) {
+    float f = static_cast<float>(u);
+    if (static_cast<double>(f) > u) f = std::nextafter(f, 0.0f);
+    return f;
+  } else {
+    return static_cast<R>(u);
+  }
 }
 double standard_normal(std::uint64_t seed, std::uint64_t i) {
   double u1 = 1.0 - uniform01(seed, 2 * i), u2 = uniform01(seed, 2 * i + 1);
@@ -146,11 +163,18 @@ void check_random_dtype(DType dtype, const char* op) {
 
 Tensor rand(Dims shape, std::uint64_t seed, DType dtype) {
   check_random_dtype(dtype, "rand");
-  bool cplx = is_complex(dtype);
   return fill_with(std::move(shape), dtype, "rand", [&](std::int64_t i, auto z) {
+    using T = decltype(z);
     auto u = static_cast<std::uint64_t>(i);
-    if (cplx) return from_scalar<decltype(z)>({uniform01(seed, 2 * u), uniform01(seed, 2 * u + 1)});
-    return from_scalar<decltype(z)>(uniform01(seed, u));
+    if constexpr (is_complex_v<T>) {
+      using R = real_t<T>;
+      return T(uniform_below_one<R>(uniform01(seed, 2 * u)),
+               uniform_below_one<R>(uniform01(seed, 2 * u + 1)));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return uniform_below_one<T>(uniform01(seed, u));
+    } else {
+      return T{};  // not reached: check_random_dtype refuses bool and integers
+    }
   });
 }
 

@@ -66,6 +66,32 @@ TEST(Tensor, FromVectorArangeRandom) {
   for (double v : r1.to_vector<double>()) EXPECT_TRUE(v >= 0.0 && v < 1.0);
 }
 
+// rand in f32 (and c64's parts) is below 1: the f64 value rounded to the nearest float was 1.0f
+// within 2^-25 of 1, about once in 3.4e7 elements (these seeds hit it at the given index);
+// now it is the f64 value rounded down (Note [Uniform values below one]).
+TEST(Tensor, RandInSinglePrecisionIsBelowOne) {
+  const std::pair<std::uint64_t, std::int64_t> hits[] = {
+      {6169695, 3}, {10536044, 3}, {14790804, 0}, {20163678, 2}, {20879080, 2}, {21982561, 1}};
+  for (const auto& [seed, index] : hits) {
+    const std::vector<double> d = rand({4}, seed, DType::f64).to_vector<double>();
+    const std::vector<float> f = rand({4}, seed, DType::f32).to_vector<float>();
+    EXPECT_EQ(static_cast<float>(d[index]), 1.0f) << seed;  // the nearest float is 1
+    EXPECT_LT(f[index], 1.0f) << "seed " << seed << " index " << index;
+    EXPECT_EQ(f[index], std::nextafter(1.0f, 0.0f)) << seed;
+    // c64 takes parts 2i and 2i + 1 of the same stream.
+    const std::vector<c64> c = rand({2}, seed, DType::c64).to_vector<c64>();
+    const float part = index % 2 == 0 ? c[index / 2].real() : c[index / 2].imag();
+    EXPECT_LT(part, 1.0f) << "c64 seed " << seed << " index " << index;
+  }
+  // Every f32 value is the f64 value rounded down.
+  const std::vector<double> d = rand({4096}, 5, DType::f64).to_vector<double>();
+  const std::vector<float> f = rand({4096}, 5, DType::f32).to_vector<float>();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    EXPECT_LE(static_cast<double>(f[i]), d[i]) << i;
+    EXPECT_GT(static_cast<double>(std::nextafter(f[i], 2.0f)), d[i]) << i;
+  }
+}
+
 TEST(Tensor, ViewsShareStorage) {
   Tensor x = arange(24).reshape({2, 3, 4});
   Tensor p = x.permute({2, 0, 1});
