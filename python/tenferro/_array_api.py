@@ -680,6 +680,15 @@ def _check_int_fill(where, fill_value, dtype):
                                 f"{np.dtype(_tf.dtype(dtype))}")
 
 
+def _exact_fill(fill_value, dtype):
+    # Where a big int (beyond 2**53) is filled through an exact int64 / uint64 array and a cast:
+    # integer dtypes (the double would round it), and float32 / complex64 for ints that int64 or
+    # uint64 hold, which the double would round twice (2**60 + 2**36 + 1 went to 2**60 through
+    # the double's 2**60 + 2**36, a tie; rounded once it is 2**60 + 2**37, as np.full).
+    return dtype in _INTS or (dtype in (_tf.float32, _tf.complex64)
+                              and -2**63 <= int(fill_value) < 2**64)
+
+
 def full(shape, fill_value, dtype=None, *, device=None):
     """An array of shape filled with fill_value; dtype=None infers it from the Python type of
     fill_value (bool, int64, float64 or complex128), as the standard. A Python int outside an
@@ -688,7 +697,7 @@ def full(shape, fill_value, dtype=None, *, device=None):
     if dtype is None:
         dtype = _fill_dtype(fill_value)
     _check_int_fill("full", fill_value, dtype)
-    if _big_int(fill_value) and dtype in _INTS:
+    if _big_int(fill_value) and _exact_fill(fill_value, dtype):
         # Exact: the C++ full takes a (complex double) Scalar, which rounds beyond 2**53.
         v = _exact_int(fill_value)
         return _tf.cast(_c_asarray(np.full(shape, v, dtype=v.dtype)), dtype)
@@ -700,7 +709,7 @@ def full_like(x, /, fill_value, dtype=None, *, device=None):
     _check_device(device, "full_like")
     x = _tensor(x)
     _check_int_fill("full_like", fill_value, dtype or x.dtype)
-    if _big_int(fill_value) and (dtype or x.dtype) in _INTS:
+    if _big_int(fill_value) and _exact_fill(fill_value, dtype or x.dtype):
         return full(tuple(x.shape), fill_value, dtype or x.dtype)
     return _C["full_like"](x, fill_value, dtype)
 

@@ -356,6 +356,18 @@ def test_arange_of_large_integers_in_a_floating_dtype_has_the_exact_length():
             np.testing.assert_array_equal(got, np.array([np_dt(v) for v in exact], np_dt))
 
 
+def test_full_of_a_large_int_in_single_precision_rounds_once():
+    # Through the C++ Scalar's double, 2**60 + 2**36 + 1 became 2**60 + 2**36, a tie for float32,
+    # which went to 2**60; rounded once (np.full) it is 2**60 + 2**37.
+    for v in [2**60 + 2**36 + 1, -(2**60 + 2**36 + 1), 2**63 + 2**39 + 1, 2**53 + 1]:
+        for dt, np_dt in [(tf.float32, np.float32), (tf.complex64, np.complex64)]:
+            want = np.full(3, v, dtype=np_dt)
+            np.testing.assert_array_equal(np.asarray(tf.full((3,), v, dtype=dt)), want)
+            x = tf.zeros((3,), dt)
+            np.testing.assert_array_equal(np.asarray(tf.full_like(x, v)), want)
+    assert int(np.asarray(tf.full((1,), 2**60 + 2**36 + 1, dtype=tf.float32))[0]) == 2**60 + 2**37
+
+
 @pytest.mark.parametrize("ord_", [1, -1, 2, -2, np.inf, -np.inf, "fro", "nuc"])
 def test_matrix_norm_orders(ord_):
     rng = np.random.default_rng(3)
