@@ -60,6 +60,33 @@ TEST(LayoutRecord, RepeatedEagerCallsReuseTheCachedOutputRecord) {
   EXPECT_TRUE(allclose(r1 * r2, fresh * r2, 0.0, 0.0));
 }
 
+// Note [Interned contiguous records] (src/core/layout.cpp): contiguous tensors of one shape and
+// dtype made one after the other on one thread carry one record (a direct-mapped table: a record
+// of another shape made in between may take the slot, so nothing may depend on sharing); another
+// dtype or shape gets a record of its own, and every record still describes its own tensor
+// exactly (zero-size and huge dimensions included).
+TEST(LayoutRecord, ContiguousTensorsOfOneShapeAndDtypeShareARecordOnOneThread) {
+  Tensor a = randn({16, 2, 2}, 1), b = randn({16, 2, 2}, 2);
+  EXPECT_EQ(a.layout(), b.layout());
+  EXPECT_NE(randn({16, 2, 2}, 3, DType::f32).layout(), a.layout());
+  EXPECT_NE(zeros({16, 4, 1}).layout(), a.layout());
+  EXPECT_NE(zeros({2, 2, 16}).layout(), a.layout());
+  for (const Dims& shape : {Dims{0, 3}, Dims{3, 0}, Dims{}, Dims{1}, Dims{5, 1, 7}}) {
+    const Tensor z = Tensor::empty(shape, DType::f64), w = Tensor::empty(shape, DType::f64);
+    EXPECT_EQ(z.layout(), w.layout()) << dims_to_string(shape);
+    EXPECT_EQ(z.shape(), shape);
+    EXPECT_EQ(z.strides(), contiguous_strides(shape)) << dims_to_string(shape);
+    EXPECT_TRUE(row_major_by_hand(z));
+  }
+  // Symbolic tensors (no storage) of huge shapes: each its own exact record.
+  const Tensor big = Tensor::symbolic({std::int64_t{1} << 31, std::int64_t{1} << 31}, DType::f64);
+  const Tensor small = Tensor::symbolic({std::int64_t{1} << 31, 2}, DType::f64);
+  EXPECT_NE(big.layout(), small.layout());
+  EXPECT_EQ(big.numel(), std::int64_t{1} << 62);
+  EXPECT_EQ(small.numel(), std::int64_t{1} << 32);
+  EXPECT_EQ(Tensor::symbolic({std::int64_t{1} << 31, 2}, DType::f64).layout(), small.layout());
+}
+
 TEST(LayoutRecord, SlicesAtDifferentOffsetsKeepTheirOffsets) {
   Tensor a = arange(12).reshape({3, 4});
   Tensor r0 = a.slice(0, 0, 1), r2 = a.slice(0, 2, 3);

@@ -13,11 +13,14 @@
 // it starts, which is exactly what the eager cache keys on (it ignores offsets), so a row of a
 // matrix and the next row can carry one record, and op results at any offset share theirs.
 //
-// Records are shared, not interned: the eager cache keeps the records of the layouts it has
-// seen (Note [Eager cache]) and hands its cached output records to the op's results, so in a
-// loop the next op's inputs carry the very records its own key holds, and the key compares by
-// pointer before it compares dimensions. The record also keeps its own key hash, computed once
-// when it is made instead of on every eager call.
+// Records are shared: the eager cache keeps the records of the layouts it has seen (Note [Eager
+// cache]) and hands its cached output records to the op's results, so in a loop the next op's
+// inputs carry the very records its own key holds, and the key compares by pointer before it
+// compares dimensions. Contiguous records are also interned per thread in a small table (Note
+// [Interned contiguous records] in src/core/layout.cpp), so tensors of one shape made on one
+// thread usually share a record; nothing depends on it (equal layouts may still be two records).
+// The record also keeps its own key hash, computed once when it is made instead of on every
+// eager call.
 //
 // A record is made with make_layout / make_contiguous_layout and freed by the last reference;
 // freed records go to a per-thread free list (src/core/pool.hpp), since a tiny op makes
