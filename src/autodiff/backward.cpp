@@ -128,7 +128,7 @@ void restore_layers(TapeNode& n, TensorList& in, TensorList& out) {
 
 }  // namespace
 
-void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cotangents,
+void run_backward(std::span<TensorAux* const> roots, std::span<Tensor> cotangents,
                   const BackwardPass& pass, std::span<TensorAux* const> capture,
                   std::span<Tensor> captured) {
   NodeList nodes;
@@ -147,7 +147,8 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
   };
 
   for (std::size_t r = 0; r < roots.size(); ++r)
-    if (cotangents[r].defined() && inside(roots[r])) send(roots[r], Tensor(cotangents[r]), leaves);
+    if (cotangents[r].defined() && inside(roots[r]))
+      send(roots[r], std::move(cotangents[r]), leaves);
 
   SmallVector<bool, 4> needs;
   TensorList in_ct;
@@ -194,7 +195,7 @@ void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cot
     }
   } else {
     for (std::size_t j = 0; j < capture.size(); ++j)
-      if (capture[j]->staged) captured[j] = capture[j]->pending;
+      if (capture[j]->staged) captured[j] = std::move(capture[j]->pending);
   }
   const bool release = !pass.retain_graph && !pass.create_graph;
   cleanup.run(!release);  // Note [Release order]

@@ -44,7 +44,7 @@ thread_local DrainList t_drain_list;
 }  // namespace
 
 TapeNode::~TapeNode() {
-  if (prim && !prim_shared) prim->~Primitive();
+  if (prim_inline) prim->~Primitive();
   for (std::size_t k = 0; k < kInlineLayers; ++k)
     if (inline_layers & (1u << k)) inline_layer(k)->~TensorAux();
   if (t_drain_state.dead) return;  // thread exit: plain recursive destruction
@@ -69,12 +69,12 @@ TapeNode::~TapeNode() {
 }
 
 void TapeNode::set_primitive(const Primitive& p) {
-  if (p.is_static()) {  // lives until exit: keep the object itself (no copy, no count)
-    prim_shared = p.share();
+  if (p.is_static()) {  // lives until exit: keep the object itself (no copy, no count, no call)
     prim = &p;
     return;
   }
   prim = p.clone_into(prim_buf, sizeof(prim_buf));
+  prim_inline = prim != nullptr;
   if (!prim) {
     prim_shared = p.share();
     prim = prim_shared.get();

@@ -83,7 +83,7 @@ struct TapeNode : GradFnBase, std::enable_shared_from_this<TapeNode> {
   void release() noexcept;
 
   const Primitive* prim = nullptr;
-  std::shared_ptr<const Primitive> prim_shared;      // when the primitive is not inline
+  std::shared_ptr<const Primitive> prim_shared;      // when it is neither static nor inline
   TensorList inputs;                                 // reverse-mode state stripped
   TensorList outputs;                                // reverse-mode state stripped
   SmallVector<std::shared_ptr<TensorAux>, 2> edges;  // per input; null: no gradient needed
@@ -92,6 +92,7 @@ struct TapeNode : GradFnBase, std::enable_shared_from_this<TapeNode> {
   std::uint64_t seq = 0;
   std::uint64_t visit = 0;  // backward's walk mark
   bool released = false;
+  bool prim_inline = false;        // prim lives in prim_buf (destroyed with the node)
   std::uint8_t inline_layers = 0;  // bit k: output k's layer is built in layer_buf
   alignas(std::max_align_t) unsigned char prim_buf[kInlinePrimitive];
   static constexpr std::size_t kInlineLayers = 2;  // Note [Layers inside the node]
@@ -232,17 +233,19 @@ struct BackwardPass {
 };
 
 /// Runs backward from the `roots` layers (all of one level) with `cotangents` (validated by the
-/// caller; undefined = zero). When `capture` is empty, leaf gradients accumulate into the leaves'
-/// grad. Otherwise only the leaves listed in `capture` receive gradients, written to `captured`
-/// (same length; undefined where none arrived) and no leaf's grad changes. Throws RuntimeState
-/// for a freed graph or a saved tensor written in place since (Note [Saved versions]).
+/// caller; undefined = zero; moved from: each starts its root's slot without a copy). When
+/// `capture` is empty, leaf gradients accumulate into the leaves' grad. Otherwise only the leaves
+/// listed in `capture` (distinct layers: each gradient is moved out of its leaf) receive gradients,
+/// written to `captured` (same length; undefined where none arrived) and no leaf's grad changes.
+/// Throws RuntimeState for a freed graph or a saved tensor written in place since (Note [Saved
+/// versions]).
 ///
 /// The walk follows edges, which are layers of the roots' level only (Note [Autodiff levels]),
 /// so a pass never leaves its own graph: a pullback called while another backward is running (a
 /// Krylov solver's adjoint map applying vjp(f) inside backward, src/krylov) touches neither that
 /// pass's staged leaves nor its partial cotangents. The rules run on the saved tensors, which
 /// carry only lower levels, so their ops are recorded by the enclosing levels (grad of grad).
-void run_backward(std::span<TensorAux* const> roots, std::span<const Tensor> cotangents,
+void run_backward(std::span<TensorAux* const> roots, std::span<Tensor> cotangents,
                   const BackwardPass& pass, std::span<TensorAux* const> capture,
                   std::span<Tensor> captured);
 

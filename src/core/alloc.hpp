@@ -100,5 +100,21 @@ decltype(auto) translate_heap_failure(std::string_view op, F&& f) {
     rethrow_naming(e, op);
   }
 }
+/// The same, naming `named.name()` (a primitive): the name is asked for only on a failure, so a
+/// cached eager call does not pay for a virtual call it never uses.
+template <class Named, class F>
+requires requires(const Named& n) { std::string_view(n.name()); }
+decltype(auto) translate_heap_failure(const Named& named, F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    throw_heap_failure(named.name());
+  } catch (const std::length_error&) {
+    throw_heap_failure(named.name());
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::OutOfMemory) throw;
+    rethrow_naming(e, named.name());
+  }
+}
 
 }  // namespace tenferro::detail

@@ -185,6 +185,10 @@ struct DotVjpPlan {
   // Shared, so that the eager cache keys on these very objects (Note [Shared dot_general]).
   std::shared_ptr<const DotGeneralPrim> lhs, rhs;
   Dims lhs_back, rhs_back;  // empty: the result is already in the operand's layout
+  // The parameters of a static primitive (bmm, matmul: immortal and immutable) that matched this
+  // plan: the next backward of that primitive finds it by address, without comparing the lists.
+  // Only this thread reaches a plan (its slots and its caller's frame), so a plain field.
+  mutable const DotGeneralParams* static_fwd = nullptr;
 };
 
 std::shared_ptr<const DotVjpPlan> make_vjp_plan(const DotGeneralParams& p, const Tensor& x,
@@ -203,19 +207,28 @@ std::shared_ptr<const DotVjpPlan> make_vjp_plan(const DotGeneralParams& p, const
 
 constexpr std::size_t kVjpPlans = 8;
 
-std::shared_ptr<const DotVjpPlan> vjp_plan(const DotGeneralParams& p, const Tensor& x,
-                                           const Tensor& y) {
+// `p_static`: p belongs to a static primitive (Primitive::is_static), so its address names it.
+std::shared_ptr<const DotVjpPlan> vjp_plan(const DotGeneralParams& p, bool p_static,
+                                           const Tensor& x, const Tensor& y) {
   struct Slots {
     std::array<std::shared_ptr<const DotVjpPlan>, kVjpPlans> plans;
     std::size_t next = 0;
   };
   thread_local Slots slots;
+  const auto operands_match = [&](const DotVjpPlan& plan) {
+    return plan.x_rank == x.rank() && plan.y_rank == y.rank() && plan.x_dtype == x.dtype() &&
+           plan.y_dtype == y.dtype();
+  };
+  if (p_static)
+    for (const auto& plan : slots.plans)
+      if (plan && plan->static_fwd == &p && operands_match(*plan)) return plan;
   for (const auto& plan : slots.plans)
-    if (plan && plan->x_rank == x.rank() && plan->y_rank == y.rank() &&
-        plan->x_dtype == x.dtype() && plan->y_dtype == y.dtype() &&
-        key_equal(plan->fwd.key(), p.key()))
+    if (plan && operands_match(*plan) && key_equal(plan->fwd.key(), p.key())) {
+      if (p_static) plan->static_fwd = &p;
       return plan;
+    }
   auto plan = make_vjp_plan(p, x, y);
+  if (p_static) plan->static_fwd = &p;
   slots.plans[slots.next++ % kVjpPlans] = plan;
   return plan;
 }
@@ -325,7 +338,7 @@ void DotGeneralPrim::vjp(std::span<const Tensor> primals, std::span<const Tensor
                          std::span<Tensor> in_ct) const {
   if (!ct[0].defined()) return;
   const Tensor &x = primals[0], &y = primals[1];
-  const auto plan = vjp_plan(p_, x, y);  // Note [dot_general VJP plans]
+  const auto plan = vjp_plan(p_, is_static(), x, y);  // Note [dot_general VJP plans]
   if (needs[0]) in_ct[0] = run_transpose(*plan->lhs, plan->lhs_back, ct[0], y);
   if (needs[1]) in_ct[1] = run_transpose(*plan->rhs, plan->rhs_back, x, ct[0]);
 }

@@ -29,7 +29,7 @@ bool same_primitive(const Primitive& probe, const Primitive& kept) {
 // OutOfMemory naming the op (as on the full path).
 void run_entry(ExecContext& ctx, const Primitive& p, EagerEntry& e, InputRefs in,
                std::span<const Tensor> in_span, TensorList& out) {
-  translate_heap_failure(p.name(), [&] {
+  translate_heap_failure(p, [&] {
     for (const OutputLayout& o : e.outputs)
       out.emplace_back().set_layout_unchecked(StoragePtr(ctx.allocate(o.bytes)), o.layout);
     if (e.kernel) {
