@@ -199,9 +199,12 @@ Tensor from_values(std::initializer_list<double> values, Dims shape, DType dtype
 /// [start, start+step, ...) below stop (above for negative step), rank 1.
 Tensor arange(double start, double stop, double step = 1.0, DType dtype = DType::f64);
 Tensor arange(std::int64_t n, DType dtype = DType::f64);
-/// Uniform [0, 1) (complex: both parts). The same seed gives the same values on every machine.
+/// Uniform [0, 1) (complex: both parts). The same seed gives the same values on every machine
+/// (integer arithmetic only), thread count and generation order.
 Tensor rand(Dims shape, std::uint64_t seed, DType dtype = DType::f64);
-/// Standard normal (complex: each part N(0, 1/2)). Same seed, same values on every machine.
+/// Standard normal (complex: each part N(0, 1/2)). Same seed, same values at every thread count
+/// and generation order; across machines, as far as their libm's log/cos/sin agree (glibc's, in
+/// practice correctly rounded, do; another math library may differ in the last bit).
 Tensor randn(Dims shape, std::uint64_t seed, DType dtype = DType::f64);
 
 /// |a - b| <= atol + rtol * |b| elementwise, shapes equal (dtypes may differ). Concrete tensors.
