@@ -13,6 +13,17 @@ using Reduce = Tensor (*)(const Tensor&, Dims, bool);
 
 py::tuple pair(const ValuesIndices& r) { return py::make_tuple(r.values, r.indices); }
 
+// A value the op writes into elements of x (pad's constant, masked_fill's value, scatter's
+// number): a Python int outside the range of an integer x is NumPy 2's OverflowError ("pad:
+// Python integer 300 out of bounds for uint8", as `x[key] = v` and `full`), not the saturated
+// bound the C++ Scalar's cast gives (pad(x_u8, 1, constant_value=-1) padded with 0). Bounds
+// (clamp) keep scalar_arg's saturation. Then scalar_arg(h, target): ValueError beyond 2**53.
+Scalar written_scalar_arg(const char* op, py::handle h, DType target) {
+  const PythonIntRange r = python_int_range(h, target);
+  if (r.is_int && !r.fits) throw_python_int_out_of_bounds(op, h, target);
+  return scalar_arg(h, target);
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -293,7 +304,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "pad",
       [](const Tensor& x, const py::object& widths, py::handle mode, py::handle value_arg) {
-        const Scalar value = scalar_arg(value_arg, x.dtype());
+        const Scalar value = written_scalar_arg("pad", value_arg, x.dtype());
         // NumPy's pad_width: one (before, after) pair per axis, a single pair, or a single int.
         std::vector<std::pair<std::int64_t, std::int64_t>> w;
         if (py::isinstance<py::int_>(widths)) {
@@ -380,7 +391,7 @@ void bind_ops(py::module_& m) {
       "scatter",
       [](const Tensor& x, std::int64_t axis, const Tensor& i, py::handle src) {
         auto s = py::isinstance<Tensor>(src) ? std::nullopt : as_python_scalar(src);
-        if (s) s = scalar_arg(src, x.dtype());  // refuses an int an integer x would get rounded
+        if (s) s = written_scalar_arg("scatter", src, x.dtype());  // no rounded or saturated int
         if (s)
           return call([&](const Tensor& a, const Tensor& b) { return scatter(a, axis, b, *s); }, x,
                       i);
@@ -394,7 +405,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "masked_fill",
       [](const Tensor& x, const Tensor& mask, py::handle value) {
-        const Scalar v = scalar_arg(value, x.dtype());
+        const Scalar v = written_scalar_arg("masked_fill", value, x.dtype());
         return call([&](const Tensor& a, const Tensor& b) { return masked_fill(a, b, v); }, x,
                     mask);
       },

@@ -379,3 +379,36 @@ def test_construction():
     check(tf.randn((3,), 4), tf.randn((3,), 4))
     assert tf.allclose(tf.ones(3), tf.ones(3) + 1e-12)
     assert tf.empty((2, 2), "f32").shape == (2, 2)
+
+
+@pytest.mark.parametrize("dtype, value", [(np.uint8, -1), (np.uint8, 300), (np.int8, -129),
+                                          (np.int8, 128), (np.uint64, -1), (np.int32, 2**31),
+                                          (np.uint16, 2**64)])
+def test_written_python_int_outside_an_integer_dtype_is_overflow_error(dtype, value):
+    # pad's constant, masked_fill's value and scatter's number used to be saturated silently
+    # (pad(x_u8, 1, constant_value=-1) padded with 0, masked_fill(x_u8, m, 300) wrote 255;
+    # NumPy 1.24 wraps to 255 / 44). NumPy 2 raises OverflowError, as x[key] = v and full do.
+    x = tf.asarray(np.zeros(3, dtype))
+    mask = tf.asarray(np.array([True, False, True]))
+    with pytest.raises(OverflowError, match="out of bounds"):
+        tf.pad(x, 1, constant_value=value)
+    with pytest.raises(OverflowError, match="out of bounds"):
+        tf.masked_fill(x, mask, value)
+    with pytest.raises(OverflowError, match="out of bounds"):
+        tf.scatter(x, 0, tf.asarray(np.array([1])), value)
+    assert np.asarray(x).tolist() == [0, 0, 0]
+
+
+def test_written_python_int_inside_the_range_is_exact():
+    info = np.iinfo(np.uint8)
+    x = tf.asarray(np.zeros(2, np.uint8))
+    assert np.asarray(tf.pad(x, 1, constant_value=info.max)).tolist() == [255, 0, 0, 255]
+    assert np.asarray(tf.pad(tf.asarray(np.zeros(1, np.int8)), 1,
+                             constant_value=-128)).tolist() == [-128, 0, -128]
+    m = tf.asarray(np.array([True, False]))
+    assert np.asarray(tf.masked_fill(x, m, 255)).tolist() == [255, 0]
+    assert np.asarray(tf.scatter(x, 0, tf.asarray(np.array([1])), 7)).tolist() == [0, 7]
+    # bool tensors keep the truth value (NumPy too); floats keep cast's saturation
+    b = tf.asarray(np.zeros(1, bool))
+    assert np.asarray(tf.pad(b, 1, constant_value=300)).tolist() == [True, False, True]
+    assert np.asarray(tf.pad(x, 1, constant_value=-2.5)).tolist() == [0, 0, 0, 0]
