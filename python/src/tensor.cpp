@@ -168,7 +168,13 @@ Scalar scalar_arg(py::handle h, DType target) {
   // A value for an integer tensor (a fill, pad or clamp value) is a Scalar, i.e. a double, in
   // C++: refuse what it would round instead of writing a neighbouring integer. (For a floating
   // target the double is what the value becomes anyway.)
-  if (is_integral(target) && inexact_python_int(h))
+  // An int above int64's range that u64 holds (2**63 <= v < 2**64) is beyond 2**53 as well
+  // (pad(x_u64, 1, constant_value=2**63 + 1) padded with 2**63).
+  const auto above_int64 = [&] {
+    const PythonIntRange r = python_int_range(h, target);
+    return r.is_int && r.fits && !r.exact;
+  };
+  if (is_integral(target) && (inexact_python_int(h) || above_int64()))
     throw py::value_error("the Python int " + std::string(py::str(h)) + " for a " +
                           std::string(dtype_name(target)) +
                           " tensor is not exactly representable as the double this value is "
@@ -1152,7 +1158,15 @@ void bind_tensor(py::module_& m) {
       "shape"_a, "value"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "scalar_tensor",
-      [](py::handle v, py::handle d) { return scalar_tensor(scalar_arg(v), dtype_or_f64(d)); },
+      [](py::handle v, py::handle d) {
+        // As full (NumPy 2): a Python int outside an integer dtype's range is OverflowError, not
+        // the bound the Scalar's cast saturates it to (scalar_tensor(300, uint8) was 255), and
+        // one beyond 2**53 that the double would round is ValueError.
+        const DType dt = dtype_or_f64(d);
+        const PythonIntRange r = python_int_range(v, dt);
+        if (r.is_int && !r.fits) throw_python_int_out_of_bounds("scalar_tensor", v, dt);
+        return scalar_tensor(scalar_arg(v, dt), dt);
+      },
       "value"_a, "dtype"_a = dtype_object(DType::f64));
   m.def(
       "arange",

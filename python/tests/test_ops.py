@@ -412,3 +412,31 @@ def test_written_python_int_inside_the_range_is_exact():
     b = tf.asarray(np.zeros(1, bool))
     assert np.asarray(tf.pad(b, 1, constant_value=300)).tolist() == [True, False, True]
     assert np.asarray(tf.pad(x, 1, constant_value=-2.5)).tolist() == [0, 0, 0, 0]
+
+
+def test_scalar_tensor_of_a_python_int_outside_an_integer_dtype_is_overflow_error():
+    # scalar_tensor(300, uint8) was 255 and scalar_tensor(-1, uint64) 0 (saturated by the
+    # Scalar's cast); full raises OverflowError there (NumPy 2), and so does scalar_tensor now.
+    for value, dtype in [(300, tf.uint8), (-1, tf.uint64), (-129, tf.int8), (2**63, tf.int64)]:
+        with pytest.raises(OverflowError, match="scalar_tensor: Python integer"):
+            tf.scalar_tensor(value, dtype)
+    assert int(tf.scalar_tensor(255, tf.uint8)) == 255
+    with pytest.raises(ValueError, match="not exactly representable"):
+        tf.scalar_tensor(2**64 - 1 - 2**11, tf.uint64)  # was rounded to 2**64 - 2**11
+    assert bool(tf.scalar_tensor(300, tf.bool_)) is True
+    assert float(tf.scalar_tensor(300, tf.float32)) == 300.0
+
+
+@pytest.mark.parametrize("value", [2**63 + 1, 2**64 - 1 - 2**11, 2**63 + 2**10 + 1])
+def test_written_uint64_int_above_int64_is_not_rounded(value):
+    # A Python int in [2**63, 2**64) went through the Scalar's double: pad(x_u64, 1,
+    # constant_value=2**63 + 1) padded with 2**63 (masked_fill, scatter alike). Like an int
+    # beyond 2**53 that int64 holds, it is ValueError now rather than a rounded neighbour.
+    x = tf.asarray(np.zeros(2, np.uint64))
+    with pytest.raises(ValueError, match="not exactly representable"):
+        tf.pad(x, 1, constant_value=value)
+    with pytest.raises(ValueError, match="not exactly representable"):
+        tf.masked_fill(x, tf.asarray(np.array([True, False])), value)
+    with pytest.raises(ValueError, match="not exactly representable"):
+        tf.scatter(x, 0, tf.asarray(np.array([1])), value)
+    assert np.asarray(tf.pad(x, 1, constant_value=2**53)).tolist() == [2**53, 0, 0, 2**53]
