@@ -37,7 +37,7 @@ void collect(std::span<TensorAux* const> roots, NodeList& nodes, const char* api
                       "' was already freed by an earlier backward; pass retain_graph = true to the "
                       "first backward to differentiate through it again");
     if (!saved_are_current(*n)) throw_saved_modified(*n, api);
-    n->cotangents.resize(n->outputs.size());
+    n->cotangents.resize(n->output_count());
     nodes.push_back(n);
     for (const auto& e : n->edges) {
       TapeNode* p = tape_node(e.get());
@@ -109,20 +109,21 @@ struct Cleanup {
 void restore_layers(TapeNode& n, TensorList& in, TensorList& out) {
   in.clear();
   out.clear();
-  for (std::size_t i = 0; i < n.inputs.size(); ++i)
-    in.push_back(n.edges[i] ? with_aux(n.inputs[i], n.edges[i]) : n.inputs[i]);
+  const std::span<const Tensor> inputs = n.inputs(), outputs = n.outputs();
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    in.push_back(n.edges[i] ? with_aux(inputs[i], n.edges[i]) : inputs[i]);
   const std::shared_ptr<TapeNode> self = n.shared_from_this();
-  for (std::size_t k = 0; k < n.outputs.size(); ++k) {
-    if (is_integral(n.outputs[k].dtype())) {
-      out.push_back(n.outputs[k]);
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (is_integral(outputs[k].dtype())) {
+      out.push_back(outputs[k]);
       continue;
     }
     TensorAux eager;
     eager.kind = AuxKind::tape;
-    auto layer = new_layer(eager, n.outputs[k].aux());
+    auto layer = new_layer(eager, outputs[k].aux());
     layer->grad_fn = self;
     layer->output_index = static_cast<int>(k);
-    out.push_back(with_aux(n.outputs[k], std::move(layer)));
+    out.push_back(with_aux(outputs[k], std::move(layer)));
   }
 }
 
@@ -159,19 +160,19 @@ void run_backward(std::span<TensorAux* const> roots, std::span<Tensor> cotangent
     needs.clear();
     for (const auto& e : n->edges) needs.push_back(e != nullptr);
     in_ct.clear();
-    in_ct.resize(n->inputs.size());
+    in_ct.resize(n->n_inputs);
     if (pass.create_graph) {
       TensorList restored_in, restored_out;
       restore_layers(*n, restored_in, restored_out);
       n->primitive().vjp(restored_in, restored_out, n->cotangents, needs, in_ct);
     } else {
-      n->primitive().vjp(n->inputs, n->outputs, n->cotangents, needs, in_ct);
+      n->primitive().vjp(n->inputs(), n->outputs(), n->cotangents, needs, in_ct);
     }
     for (Tensor& c : n->cotangents)
       if (c.defined()) c = Tensor();
     for (std::size_t i = 0; i < n->edges.size(); ++i) {
       if (!n->edges[i] || !in_ct[i].defined() || !inside(n->edges[i].get())) continue;
-      check_vjp_result(n->primitive(), in_ct[i], n->inputs[i]);
+      check_vjp_result(n->primitive(), in_ct[i], n->saved[i]);
       send(n->edges[i].get(), std::move(in_ct[i]), leaves);
     }
   }

@@ -82,8 +82,7 @@ void TapeNode::set_primitive(const Primitive& p) {
 }
 
 void TapeNode::release() noexcept {
-  inputs.clear();
-  outputs.clear();
+  saved.clear();
   edges.clear();
   cotangents.clear();
   versions.clear();
@@ -127,10 +126,10 @@ void throw_stale_tangent(const Tensor& t, const TensorAux& a, const char* api, s
 }
 
 void throw_saved_modified(const TapeNode& n, const char* api) {
-  const std::size_t ni = n.inputs.size();
+  const std::size_t ni = n.n_inputs;
   for (std::size_t i = 0; i < n.versions.size(); ++i) {
     const bool input = i < ni;
-    const Tensor& t = input ? n.inputs[i] : n.outputs[i - ni];
+    const Tensor& t = n.saved[i];
     const char* role = input ? "input" : "output";
     const std::size_t index = input ? i : i - ni;
     if (version_of(t) != n.versions[i]) {
@@ -181,7 +180,7 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const Tens
     const bool ours = is_layer_of(a.get(), level);
     const std::shared_ptr<TensorAux>& below = ours ? a->inner : a;
     plain = plain && !below;
-    Tensor& saved = node->inputs.emplace_back();  // t without this level's layer
+    Tensor& saved = node->saved.emplace_back();  // t without this level's layer
     saved.set_layout_unchecked(t.storage(), t.layout_ref(), t.offset());
     if (below) saved.set_aux(below);
     node->versions.push_back(version_of(t));  // Note [Saved versions]
@@ -191,11 +190,12 @@ TensorList tape_apply(const Primitive& p, std::span<const Tensor> in, const Tens
   // keeps a layer below this level (the common case: one grad, no trace), bind would only
   // re-check the inputs (bind's caller did) and find no aux, so the eager interpreter is called
   // directly.
-  TensorList out = plain ? eager_apply(p, node->inputs) : bind(p, node->inputs);
+  node->n_inputs = in.size();
+  TensorList out = plain ? eager_apply(p, node->inputs()) : bind(p, node->inputs());
   node->set_primitive(p);
   node->seq = g_next_seq.fetch_add(1, std::memory_order_relaxed);
   for (std::size_t k = 0; k < out.size(); ++k) {
-    node->outputs.push_back(out[k]);
+    node->saved.push_back(out[k]);
     node->versions.push_back(version_of(out[k]));
     if (is_integral(out[k].dtype())) continue;  // indices, masks: never differentiable
     if (k < TapeNode::kInlineLayers) {          // Note [Layers inside the node]

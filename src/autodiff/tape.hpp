@@ -59,6 +59,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <span>
 
 #include "core/tensor_aux.hpp"
 #include "primitives/primitive.hpp"
@@ -82,10 +83,19 @@ struct TapeNode : GradFnBase, std::enable_shared_from_this<TapeNode> {
   /// Drops saved tensors and edges (after a backward without retain_graph).
   void release() noexcept;
 
+  /// The saved inputs and outputs (reverse-mode state of this level stripped).
+  std::span<const Tensor> inputs() const noexcept { return {saved.data(), n_inputs}; }
+  std::span<const Tensor> outputs() const noexcept {
+    return {saved.data() + n_inputs, saved.size() - n_inputs};
+  }
+  std::size_t output_count() const noexcept { return saved.size() - n_inputs; }
+
   const Primitive* prim = nullptr;
-  std::shared_ptr<const Primitive> prim_shared;      // when it is neither static nor inline
-  TensorList inputs;                                 // reverse-mode state stripped
-  TensorList outputs;                                // reverse-mode state stripped
+  std::shared_ptr<const Primitive> prim_shared;  // when it is neither static nor inline
+  // The inputs, then the outputs: one list for both (a tiny op's node builds, clears and destroys
+  // one list instead of two).
+  SmallVector<Tensor, 4> saved;
+  std::size_t n_inputs = 0;
   SmallVector<std::shared_ptr<TensorAux>, 2> edges;  // per input; null: no gradient needed
   TensorList cotangents;                             // per output, live only during backward
   SmallVector<std::uint32_t, 4> versions;  // per input, then per output (Note [Saved versions])
@@ -201,9 +211,7 @@ inline bool saved_is_current(const Tensor& t, std::uint32_t v) noexcept {
 /// was saved (Note [Saved versions]).
 inline bool saved_are_current(const TapeNode& n) noexcept {
   const std::uint32_t* v = n.versions.data();
-  for (const Tensor& t : n.inputs)
-    if (!saved_is_current(t, *v++)) return false;
-  for (const Tensor& t : n.outputs)
+  for (const Tensor& t : n.saved)
     if (!saved_is_current(t, *v++)) return false;
   return true;
 }

@@ -145,9 +145,15 @@ bool plain(const Tensor& t) noexcept { return t.defined() && !t.aux(); }
 }  // namespace
 
 TensorList eager_apply(const Primitive& p, std::span<const Tensor> in) {
-  SmallVector<const Tensor*, 4> refs;
-  for (const Tensor& t : in) refs.push_back(&t);
   TensorList out;
+  if (in.size() <= 4) {  // the usual few operands: a plain array, no list to grow and destroy
+    const Tensor* refs[4];
+    for (std::size_t i = 0; i < in.size(); ++i) refs[i] = &in[i];
+    eager_into(p, InputRefs(refs, in.size()), in, out);
+    return out;
+  }
+  SmallVector<const Tensor*, 8> refs;
+  for (const Tensor& t : in) refs.push_back(&t);
   eager_into(p, refs, in, out);
   return out;
 }
