@@ -305,22 +305,44 @@ void bind_ops(py::module_& m) {
       "pad",
       [](const Tensor& x, const py::object& widths, py::handle mode, py::handle value_arg) {
         const Scalar value = written_scalar_arg("pad", value_arg, x.dtype());
-        // NumPy's pad_width: one (before, after) pair per axis, a single pair, or a single int.
+        // NumPy's pad_width: one (before, after) pair per axis, a single pair, or a single int,
+        // as anything np.asarray turns into integers of shape (), (1,), (2,), (k, 1) or (k, 2)
+        // (NumPy integers and arrays too; they were TypeError).
         std::vector<std::pair<std::int64_t, std::int64_t>> w;
-        if (py::isinstance<py::int_>(widths)) {
-          const auto n = to_int64(widths);
-          w.emplace_back(n, n);
-        } else {
-          py::sequence seq = widths.cast<py::sequence>();
-          if (seq.size() == 2 && py::isinstance<py::int_>(seq[0]))
-            w.emplace_back(to_int64(seq[0]), to_int64(seq[1]));
+        const py::module_ np = py::module_::import("numpy");
+        const py::array a = np.attr("asarray")(widths);
+        const char kind = a.dtype().kind();
+        if (a.size() > 0 && kind != 'i' && kind != 'u')
+          throw py::type_error("pad: pad_width must be of integral type");
+        const py::list rows = a.ndim() == 0   ? py::list(py::make_tuple(py::make_tuple(widths)))
+                              : a.size() == 0 ? py::list()  // () for a 0-d x: no pairs
+                              : a.ndim() == 1 ? py::list(py::make_tuple(a.attr("tolist")()))
+                                              : py::list(a.attr("tolist")());
+        if (a.ndim() > 2) throw py::value_error("pad: pad_width must have at most 2 dimensions");
+        for (py::handle row : rows) {
+          const py::sequence r = py::reinterpret_borrow<py::sequence>(row);
+          if (r.size() == 1)
+            w.emplace_back(to_int64(r[0]), to_int64(r[0]));
+          else if (r.size() == 2)
+            w.emplace_back(to_int64(r[0]), to_int64(r[1]));
           else
-            for (py::handle p : seq) w.push_back(p.cast<std::pair<std::int64_t, std::int64_t>>());
+            throw py::value_error("pad: each pad_width entry is one int or a (before, after) pair");
         }
-        PadMode pm = py::isinstance<py::str>(mode)
-                         ? py::cast<PadMode>(
-                               py::module_::import("tenferro._tenferro").attr("PadMode").attr(mode))
-                         : mode.cast<PadMode>();
+        PadMode pm = PadMode::constant;
+        if (py::isinstance<py::str>(mode)) {
+          const std::string name = py::str(mode);
+          if (name == "constant")
+            pm = PadMode::constant;
+          else if (name == "reflect")
+            pm = PadMode::reflect;
+          else if (name == "edge")
+            pm = PadMode::edge;
+          else
+            throw py::value_error("pad: mode '" + name +
+                                  "' is not supported; expected 'constant', 'reflect' or 'edge'");
+        } else {
+          pm = mode.cast<PadMode>();
+        }
         return call(
             [&](const Tensor& t) {
               return pad(t, std::span<const std::pair<std::int64_t, std::int64_t>>(w), pm, value);

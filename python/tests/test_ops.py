@@ -440,3 +440,22 @@ def test_written_uint64_int_above_int64_is_not_rounded(value):
     with pytest.raises(ValueError, match="not exactly representable"):
         tf.scatter(x, 0, tf.asarray(np.array([1])), value)
     assert np.asarray(tf.pad(x, 1, constant_value=2**53)).tolist() == [2**53, 0, 0, 2**53]
+
+
+def test_pad_width_takes_numpy_integers_and_arrays():
+    # NumPy integers and integer arrays as pad_width were TypeError ("Unable to cast Python
+    # instance to C++ type"); an unknown mode was AttributeError from the PadMode enum.
+    a = np.arange(6.0).reshape(2, 3)
+    t = tf.asarray(a)
+    for w in [np.int64(2), (np.int64(1), np.int64(2)), np.array([1, 2]), np.array([[1, 2], [0, 1]]),
+              [[1, 2], [0, 1]], (2,), ((2,),), ((1,), (2,)), [(1, 2)], np.array([[3]]),
+              1, (1, 2)]:
+        for mode in ["constant", "edge", "reflect"]:
+            np.testing.assert_array_equal(np.asarray(tf.pad(t, w, mode=mode)),
+                                          np.pad(a, w, mode=mode))
+    with pytest.raises(TypeError):
+        tf.pad(t, 1.5)
+    for mode in ["wrap", "symmetric", "linear_ramp"]:
+        with pytest.raises(ValueError, match="pad: mode"):
+            tf.pad(t, 1, mode=mode)
+    assert tf.pad(tf.asarray(np.float64(2.0)), ()).shape == ()
