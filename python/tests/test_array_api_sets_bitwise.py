@@ -351,3 +351,18 @@ def test_einsum_labels_beyond_52():
     assert got.shape == ()
     want = np.prod(np.arange(1, 61, dtype=np.float64)) * 2.0**0  # sum over 2^60 index choices
     np.testing.assert_allclose(got.item(), want * 2.0**60, rtol=1e-12)
+
+
+def test_unique_complex_values_with_a_nan_part_come_last_in_the_order_of_x():
+    # docs/ops.md: a complex value with NaN in either part is a NaN (distinct, after the
+    # numbers, in x's order); NumPy orders them by their parts instead.
+    nan = np.nan
+    x = np.array([complex(nan, 1), complex(2.5, nan), complex(1, 1), complex(-1, nan),
+                  complex(1, 1), complex(-0.0, 0)])
+    r = tf.unique_all(tf.asarray(x))
+    v = np.asarray(r.values)
+    assert v[:2].tolist() == [complex(-0.0, 0), complex(1, 1)]
+    assert np.signbit(v[0].real)
+    assert np.asarray(r.indices).tolist() == [5, 2, 0, 1, 3]
+    assert np.asarray(r.counts).tolist() == [1, 2, 1, 1, 1]
+    assert np.asarray(r.inverse_indices).tolist() == [2, 3, 1, 4, 1, 0]
