@@ -19,6 +19,16 @@ py::tuple pair(const ValuesIndices& r) { return py::make_tuple(r.values, r.indic
 // bound the C++ Scalar's cast gives (pad(x_u8, 1, constant_value=-1) padded with 0). Bounds
 // (clamp) keep scalar_arg's saturation. Then scalar_arg(h, target): ValueError beyond 2**53.
 Scalar written_scalar_arg(const char* op, py::handle h, DType target) {
+  // A NumPy integer scalar (np.int64(300)) counts as the Python int it holds, as in `x[key] = v`
+  // and `full`; through the Scalar's double it was saturated too (pad(x_u8, 1, np.int64(300))
+  // padded with 255).
+  py::object held;
+  if (is_integer(target) && !PyLong_Check(h.ptr()) &&
+      py::isinstance(h, py::module_::import("numpy").attr("integer"))) {
+    held = py::reinterpret_steal<py::object>(PyNumber_Index(h.ptr()));
+    if (!held) throw py::error_already_set();
+    h = held;
+  }
   const PythonIntRange r = python_int_range(h, target);
   if (r.is_int && !r.fits) throw_python_int_out_of_bounds(op, h, target);
   return scalar_arg(h, target);

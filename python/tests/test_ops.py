@@ -459,3 +459,23 @@ def test_pad_width_takes_numpy_integers_and_arrays():
         with pytest.raises(ValueError, match="pad: mode"):
             tf.pad(t, 1, mode=mode)
     assert tf.pad(tf.asarray(np.float64(2.0)), ()).shape == ()
+
+
+def test_written_numpy_integer_scalar_outside_an_integer_dtype_is_overflow_error():
+    # np.int64(300) as pad's constant or masked_fill's value went through the Scalar's double
+    # and was saturated (255; np.int64(-1) gave 0); x[key] = v and full raise OverflowError for
+    # it, and so do these now. In range it is exact.
+    x = tf.asarray(np.zeros(2, np.uint8))
+    m = tf.asarray(np.array([True, False]))
+    for v in [np.int64(300), np.int64(-1), np.uint64(2**63 + 1), np.int16(256)]:
+        with pytest.raises(OverflowError, match="out of bounds for uint8"):
+            tf.pad(x, 1, constant_value=v)
+        with pytest.raises(OverflowError, match="out of bounds for uint8"):
+            tf.masked_fill(x, m, v)
+    assert np.asarray(tf.pad(x, 1, constant_value=np.int64(200))).tolist() == [200, 0, 0, 200]
+    assert np.asarray(tf.masked_fill(x, m, np.uint8(7))).tolist() == [7, 0]
+    y = tf.asarray(np.zeros(1, np.uint64))
+    with pytest.raises(ValueError, match="not exactly representable"):
+        tf.pad(y, 1, constant_value=np.uint64(2**63 + 1))
+    b = tf.asarray(np.zeros(1, np.float32))
+    assert np.asarray(tf.pad(b, 1, constant_value=np.int64(300))).tolist() == [300.0, 0.0, 300.0]
