@@ -240,7 +240,13 @@ std::int64_t to_int64(py::handle h) {
 
 Dims to_dims(const py::object& shape) {
   Dims out;
-  if (PyIndex_Check(shape.ptr())) {
+  // A NumPy array or Tensor of rank >= 1 has __index__ too (raising "only integer scalar
+  // arrays ..."): read it as the sequence of its elements, as NumPy takes
+  // np.tile(a, np.array([2, 1])) and a.reshape(np.array([3, 2])).
+  const bool ranked =
+      (py::isinstance<py::array>(shape) && py::reinterpret_borrow<py::array>(shape).ndim() > 0) ||
+      (py::isinstance<Tensor>(shape) && shape.cast<const Tensor&>().rank() > 0);
+  if (PyIndex_Check(shape.ptr()) && !ranked) {
     out.push_back(to_int64(shape));
     return out;
   }

@@ -479,3 +479,20 @@ def test_written_numpy_integer_scalar_outside_an_integer_dtype_is_overflow_error
         tf.pad(y, 1, constant_value=np.uint64(2**63 + 1))
     b = tf.asarray(np.zeros(1, np.float32))
     assert np.asarray(tf.pad(b, 1, constant_value=np.int64(300))).tolist() == [300.0, 0.0, 300.0]
+
+
+def test_shapes_reps_and_axes_take_integer_arrays():
+    # A 1-D NumPy integer array (or Tensor) as a shape, reps or axes was TypeError ("only
+    # integer scalar arrays can be converted to a scalar index"); NumPy takes them.
+    a = np.arange(6.0).reshape(2, 3)
+    t = tf.asarray(a)
+    np.testing.assert_array_equal(np.asarray(tf.tile(t, np.array([2, 1]))), np.tile(a, [2, 1]))
+    np.testing.assert_array_equal(np.asarray(tf.reshape(t, np.array([3, 2]))), a.reshape(3, 2))
+    np.testing.assert_array_equal(np.asarray(tf.reshape(t, tf.asarray(np.array([3, 2])))),
+                                  a.reshape(3, 2))
+    np.testing.assert_array_equal(np.asarray(tf.permute(t, np.array([1, 0]))), a.T)
+    np.testing.assert_array_equal(np.asarray(tf.broadcast_to(t, np.array([4, 2, 3]))),
+                                  np.broadcast_to(a, (4, 2, 3)))
+    assert tf.zeros(np.array([2, 3])).shape == (2, 3)
+    assert tf.zeros(np.array(4)).shape == (4,)
+    np.testing.assert_array_equal(np.asarray(tf.tile(t, np.int64(2))), np.tile(a, 2))
