@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/complex_chain.hpp"
 #include "common/expect_error.hpp"
 #include "common/reduce_table.hpp"
 #include "primitives/rules.hpp"
@@ -196,7 +197,7 @@ TEST(Reduce, SpecialValues) {
 // of the kernel (a contiguous run, the rows path, a strided run, a run longer than one block, so
 // partial products combine in a tree) against the chain in long double.
 TEST(Reduce, ComplexProdNearOverflowHasNoNaNPart) {
-  using cld = std::complex<long double>;
+  using tenferro::testing::cld;
   using i64 = std::int64_t;
   for (DType d : {DType::c128, DType::c64}) {
     const bool single = d == DType::c64;
@@ -209,8 +210,7 @@ TEST(Reduce, ComplexProdNearOverflowHasNoNaNPart) {
       cld want(1, 0);
       c128 textbook(1, 0);
       for (const c128 z : cast(v, DType::c128).to_vector<c128>()) {  // the stored factors
-        want = cld(want.real() * z.real() - want.imag() * z.imag(),
-                   want.real() * z.imag() + want.imag() * z.real());
+        want = tenferro::testing::times(want, z);
         textbook = single ? c128(c64(textbook) * c64(z)) : textbook * z;
       }
       EXPECT_TRUE(std::isnan(textbook.real()) || std::isnan(textbook.imag()))
@@ -223,17 +223,9 @@ TEST(Reduce, ComplexProdNearOverflowHasNoNaNPart) {
                                            prod(slice(cols, 1, 0, 1), {0}),
                                            prod(slice(three, 1, 0, 2), {0, 1})};
       for (const Tensor& r : results) {
-        for (const c128 got : cast(r, DType::c128).to_vector<c128>()) {
-          for (const auto& [g, w] :
-               {std::pair{got.real(), want.real()}, std::pair{got.imag(), want.imag()}}) {
-            const double wr = single ? static_cast<float>(w) : static_cast<double>(w);
-            if (std::isinf(wr) || wr == 0)
-              EXPECT_EQ(g, wr) << dtype_name(d) << " n " << n << ": " << got;
-            else
-              EXPECT_NEAR(g, wr, std::abs(wr) * (single ? 1e-6 : 1e-14))
-                  << dtype_name(d) << " n " << n << ": " << got;
-          }
-        }
+        for (const c128 got : cast(r, DType::c128).to_vector<c128>())
+          tenferro::testing::expect_parts_near(
+              got, want, single, std::string(dtype_name(d)) + " n " + std::to_string(n));
       }
     }
   }

@@ -16,6 +16,7 @@
 
 #include "common/agreement.hpp"
 #include "common/autodiff_fd.hpp"
+#include "common/complex_chain.hpp"
 #include "common/expect_error.hpp"
 #include "tenferro/autodiff.hpp"
 #include "tenferro/eager.hpp"
@@ -86,7 +87,7 @@ T wrap(__int128 v) {
 // inf * 0 (Note [Complex products of many factors]). Every prefix is checked against the same
 // chain in long double (whose range holds it); c64 accumulates in double, so it needs more factors.
 TEST(Scans, ComplexCumprodNearOverflowHasNoNaNPart) {
-  using cld = std::complex<long double>;
+  using tenferro::testing::cld;
   for (DType d : {DType::c128, DType::c64}) {
     const bool single = d == DType::c64;
     const double s = single ? 1e38 : 1e200;
@@ -104,20 +105,12 @@ TEST(Scans, ComplexCumprodNearOverflowHasNoNaNPart) {
     bool textbook_nan = false;
     for (i64 i = 0; i < n; ++i) {
       const c128 z = stored[static_cast<std::size_t>(i)];
-      acc = cld(acc.real() * z.real() - acc.imag() * z.imag(),
-                acc.real() * z.imag() + acc.imag() * z.real());
+      acc = tenferro::testing::times(acc, z);
       textbook *= z;
       textbook_nan = textbook_nan || std::isnan(textbook.real()) || std::isnan(textbook.imag());
-      const c128 r = got[static_cast<std::size_t>(i)];
-      for (const auto& [g, w] :
-           {std::pair{r.real(), acc.real()}, std::pair{r.imag(), acc.imag()}}) {
-        const double wr = single ? static_cast<float>(w) : static_cast<double>(w);
-        if (std::isinf(wr) || wr == 0)
-          EXPECT_EQ(g, wr) << dtype_name(d) << " prefix " << i << ": " << r;
-        else
-          EXPECT_NEAR(g, wr, std::abs(wr) * (single ? 1e-6 : 1e-14))
-              << dtype_name(d) << " prefix " << i << ": " << r;
-      }
+      tenferro::testing::expect_parts_near(
+          got[static_cast<std::size_t>(i)], acc, single,
+          std::string(dtype_name(d)) + " prefix " + std::to_string(i));
     }
     EXPECT_TRUE(textbook_nan) << "the case should be one where the textbook product fails";
   }
