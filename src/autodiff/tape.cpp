@@ -83,6 +83,7 @@ void TapeNode::set_primitive(const Primitive& p) {
 
 void TapeNode::release() noexcept {
   saved.clear();
+  n_inputs = 0;  // inputs() and outputs() stay empty spans
   edges.clear();
   cotangents.clear();
   versions.clear();
