@@ -19,6 +19,7 @@
 #include <span>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "tenferro/dtype.hpp"
 #include "tenferro/error.hpp"
@@ -85,23 +86,10 @@ Tensor empty_for(Dims shape, DType dtype, std::string_view op);
 [[noreturn]] void rethrow_naming(const Error& e, std::string_view op);
 
 /// Runs f() so that running out of memory inside it is an Error{OutOfMemory} whose message
-/// starts with `op`: a std::bad_alloc or std::length_error (temporaries: vectors, new[]) is
-/// translated, an OutOfMemory from a lower layer (the buffer pool, a kernel) gets `op` in front.
-template <class F>
-decltype(auto) translate_heap_failure(std::string_view op, F&& f) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    throw_heap_failure(op);
-  } catch (const std::length_error&) {
-    throw_heap_failure(op);
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::OutOfMemory) throw;
-    rethrow_naming(e, op);
-  }
-}
-/// The same, naming `named.name()` (a primitive): the name is asked for only on a failure, so a
-/// cached eager call does not pay for a virtual call it never uses.
+/// starts with `named.name()` (a primitive, or an OpName): a std::bad_alloc or std::length_error
+/// (temporaries: vectors, new[]) is translated, an OutOfMemory from a lower layer (the buffer
+/// pool, a kernel) gets the name in front. The name is asked for only on a failure, so a cached
+/// eager call does not pay for a virtual call it never uses.
 template <class Named, class F>
 requires requires(const Named& n) { std::string_view(n.name()); }
 decltype(auto) translate_heap_failure(const Named& named, F&& f) {
@@ -115,6 +103,16 @@ decltype(auto) translate_heap_failure(const Named& named, F&& f) {
     if (e.kind() != ErrorKind::OutOfMemory) throw;
     rethrow_naming(e, named.name());
   }
+}
+/// A name known up front, for translate_heap_failure.
+struct OpName {
+  std::string_view op;
+  std::string_view name() const noexcept { return op; }
+};
+/// The same, naming `op`.
+template <class F>
+decltype(auto) translate_heap_failure(std::string_view op, F&& f) {
+  return translate_heap_failure(OpName{op}, std::forward<F>(f));
 }
 
 }  // namespace tenferro::detail
